@@ -1,0 +1,65 @@
+import { Effect, Layer, Schedule } from "effect"
+import type { RicochetConfig } from "../shared/config.ts"
+import { startAdminChannel } from "./admin/adminChannel.ts"
+import { ControlConfig } from "./ControlConfig.ts"
+import { Database, embeddedLayer, postgresLayer } from "./db/Database.ts"
+import { ApiServerLayer } from "./http/server.ts"
+import { sweep } from "./ratelimit/rateLimiter.ts"
+import { ensureFirstWorkspace } from "./workspaces/provisioning.ts"
+
+export const DatabaseLayer = (config: RicochetConfig) =>
+  config.databaseUrl ? postgresLayer(config.databaseUrl) : embeddedLayer(config.dataDir)
+
+const host = (config: RicochetConfig) => (config.listenHost === "0.0.0.0" || config.listenHost === "::" ? "localhost" : config.listenHost)
+
+/** First start: a workspace and its key, printed once. */
+const FirstStart = Layer.effectDiscard(Effect.gen(function*() {
+  const { sql } = yield* Database
+  const config = yield* ControlConfig
+  const created = yield* Effect.promise(() => ensureFirstWorkspace(sql, config.shortDomain))
+  if (created === undefined) return
+  console.log([
+    "",
+    `Created workspace "${created.workspace.name}" (${created.workspace.id}, plan ${created.workspace.plan}).`,
+    `  Short links on: ${created.domain}`,
+    `  API key (shown once, keep it): ${created.apiKey}`,
+    ""
+  ].join("\n"))
+}))
+
+/** Background work owned by control: old rate-limit windows are swept every minute. */
+const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
+  const { sql } = yield* Database
+  yield* Effect.forkScoped(
+    Effect.promise(() => sweep(sql)).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("rate-limit sweep failed", cause)),
+      Effect.repeat(Schedule.spaced("1 minute"))
+    )
+  )
+}))
+
+/** With the embedded database, the CLI reaches a running server through the admin channel. */
+const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
+  const { sql, kind } = yield* Database
+  const config = yield* ControlConfig
+  if (kind !== "embedded") return
+  yield* Effect.acquireRelease(
+    Effect.promise(() => startAdminChannel(config.dataDir, sql, config.shortDomain)),
+    (stop) => Effect.promise(stop)
+  )
+}))
+
+const Ready = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* ControlConfig
+  const { kind } = yield* Database
+  console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
+}))
+
+/** The control process: database, API server, provisioning and background jobs. */
+export const ControlLayer = (config: RicochetConfig) => {
+  const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config))
+  return Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, ApiServerLayer(config.listenHost, config.apiPort)).pipe(
+    Layer.provideMerge(base),
+    (layer) => Layer.mergeAll(layer, Ready.pipe(Layer.provide(layer)))
+  )
+}

@@ -1,0 +1,186 @@
+import { Cause, Effect, Option, Schema } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { bearerToken, hashApiKey, looksLikeApiKey } from "../auth/apiKeys.ts"
+import { ControlConfig } from "../ControlConfig.ts"
+import { Database, query } from "../db/Database.ts"
+import { API_PLAN, requirePlan } from "../plans/plans.ts"
+import {
+  type Allowance,
+  ANALYTICS_LIMIT,
+  ANONYMOUS_LIMIT,
+  type Bucket,
+  GENERAL_LIMIT,
+  hit,
+  rateLimitHeaders
+} from "../ratelimit/rateLimiter.ts"
+import { ApiError, apiError, toErrorBody } from "./ApiError.ts"
+import { readBody } from "./body.ts"
+import { coerce, formEntriesToTree } from "./form.ts"
+import { toFieldIssues } from "./issues.ts"
+import type { Principal, Route } from "./route.ts"
+
+type Env = Database | ControlConfig
+
+const json = (status: number, body: unknown, headers: Record<string, string>) =>
+  HttpServerResponse.jsonUnsafe(body, { status, headers })
+
+export const errorResponse = (error: ApiError, headers: Record<string, string> = {}) =>
+  json(error.status, toErrorBody(error), headers)
+
+/** The client address, from X-Forwarded-For only when the operator says a proxy sets it. */
+const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
+  if (trustProxy) {
+    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
+    if (forwarded) return forwarded
+  }
+  return Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+interface PrincipalRow {
+  key_id: string
+  workspace_id: string
+  user_id: string
+  role: "admin" | "member"
+  plan: Principal["plan"]
+}
+
+const findPrincipal = (key: string) =>
+  query(async (sql) => {
+    const [row] = await sql<PrincipalRow[]>`
+      SELECT k.id AS key_id, k.workspace_id, k.user_id, m.role, w.plan
+      FROM api_keys k
+      JOIN workspaces w ON w.id = k.workspace_id
+      JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
+      WHERE k.key_hash = ${hashApiKey(key)} AND k.revoked_at IS NULL`
+    return row === undefined
+      ? undefined
+      : { keyId: row.key_id, workspaceId: row.workspace_id, userId: row.user_id, role: row.role, plan: row.plan }
+  })
+
+const countHit = (buckets: ReadonlyArray<Bucket>) => query((sql) => hit(sql, buckets))
+
+/**
+ * Who may proceed, and the allowance to report. A request without a valid key is counted against
+ * its address, so a client guessing keys is slowed to ANONYMOUS_LIMIT a minute.
+ */
+const admit = (request: HttpServerRequest.HttpServerRequest, allowance: "general" | "analytics" | "anonymous") =>
+  Effect.gen(function*() {
+    const config = yield* ControlConfig
+    const anonymous = (error: ApiError | undefined) =>
+      Effect.gen(function*() {
+        const [address] = yield* countHit([{ key: `addr:${clientAddress(request, config.trustProxy)}`, limit: ANONYMOUS_LIMIT }])
+        return { principal: undefined, allowance: address, error: address.exceeded ? tooMany(address) : error }
+      })
+    if (allowance === "anonymous") return yield* anonymous(undefined)
+    const token = bearerToken(request.headers["authorization"])
+    if (token === undefined) {
+      return yield* anonymous(apiError("unauthorized", "Send an API key as Authorization: Bearer rico_…"))
+    }
+    const principal = looksLikeApiKey(token) ? yield* findPrincipal(token) : undefined
+    if (principal === undefined) return yield* anonymous(apiError("unauthorized", "The API key is not valid"))
+
+    const buckets: Array<Bucket> = [{ key: `ws:${principal.workspaceId}`, limit: GENERAL_LIMIT }]
+    if (allowance === "analytics") buckets.push({ key: `ws:${principal.workspaceId}:analytics`, limit: ANALYTICS_LIMIT })
+    const [general, analytics] = yield* countHit(buckets)
+    // On analytics requests the headers describe the analytics allowance, unless the general one ran out.
+    const reported: Allowance = general.exceeded || analytics === undefined ? general : analytics
+    const exceeded = general.exceeded ? general : analytics?.exceeded ? analytics : undefined
+    return {
+      principal,
+      allowance: reported,
+      error: exceeded !== undefined ? tooMany(exceeded) : requirePlan(principal.plan, API_PLAN, "The API")
+    }
+  })
+
+const tooMany = (allowance: Allowance) =>
+  apiError("rate_limit_exceeded", `Rate limit of ${allowance.limit} requests per minute exceeded; retry in ${allowance.reset} s`)
+
+const decodeWith = <A>(schema: Schema.Codec<A, any, never, never>, value: unknown, excess: "error" | "ignore", prefix: ReadonlyArray<string>) =>
+  Effect.mapError(
+    Schema.decodeUnknownEffect(schema, { onExcessProperty: excess, errors: "all" })(value),
+    (error) => {
+      const issues = toFieldIssues(error.issue, prefix)
+      const first = issues[0]
+      const where = first === undefined || first.path.length === 0 ? "" : ` at ${first.path.join(".")}`
+      return apiError("unprocessable_entity", `Invalid request${where}: ${first?.message ?? "invalid value"}`, issues)
+    }
+  )
+
+const decodeQuery = <A>(schema: Schema.Codec<A, any, never, never>, url: string) => {
+  const tree = formEntriesToTree(new URL(url, "http://localhost").searchParams.entries())
+  // Query parameters other than the declared ones are ignored: caches and proxies add their own.
+  return decodeWith(schema, coerce(schema.ast, tree), "ignore", [])
+}
+
+const decodeBody = <A>(schema: Schema.Codec<A, any, never, never>, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(readBody(request), (raw) =>
+    decodeWith(schema, raw.kind === "form" ? coerce(schema.ast, raw.value) : raw.value, "error", []))
+
+/** Every unexpected failure: logged with its cause, answered as a bare 500. */
+const internalError = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.as(
+    Effect.logError(`${request.method} ${request.url} failed`, cause),
+    apiError("internal_server_error", "Something went wrong on our side; it has been logged")
+  )
+
+const settle = <E>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, Env>,
+  request: HttpServerRequest.HttpServerRequest,
+  headers: () => Record<string, string>
+) =>
+  effect.pipe(
+    Effect.catchCause((cause) => {
+      const failure = Cause.findErrorOption(cause)
+      const known = Option.isSome(failure) && failure.value instanceof ApiError ? Effect.succeed(failure.value) : internalError(cause, request)
+      return Effect.map(known, (error) => errorResponse(error, headers()))
+    })
+  )
+
+/** The whole life of an API request: admit, authorise, validate, handle, answer. */
+export const runRoute = (route: Route, params: Readonly<Record<string, string | undefined>>) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    let headers: Record<string, string> = {}
+    const handled = Effect.gen(function*() {
+      const admitted = yield* admit(request, route.allowance ?? "general")
+      headers = rateLimitHeaders(admitted.allowance)
+      if (admitted.error !== undefined) return yield* admitted.error
+      const principal = admitted.principal!
+      if (route.access === "admin" && principal.role !== "admin") {
+        return yield* apiError("forbidden", "This operation needs an admin's API key")
+      }
+      const decodedParams = route.params ? yield* decodeWith(route.params, params, "error", []) : {}
+      const decodedQuery = route.query ? yield* decodeQuery(route.query, request.url) : {}
+      const body = route.body ? yield* decodeBody(route.body, request) : undefined
+      const result = yield* route.handler({ principal, params: decodedParams, query: decodedQuery, body, request })
+      return json(route.status, result, headers)
+    })
+    return yield* settle(handled, request, () => headers)
+  })
+
+/** Paths under /v1 that match no route: still authenticated and counted, then 404. */
+export const unknownRoute = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  let headers: Record<string, string> = {}
+  const handled = Effect.gen(function*() {
+    const admitted = yield* admit(request, "general")
+    headers = rateLimitHeaders(admitted.allowance)
+    if (admitted.error !== undefined) return yield* admitted.error
+    return yield* apiError("not_found", `No endpoint ${request.method} ${new URL(request.url, "http://localhost").pathname}`)
+  })
+  return yield* settle(handled, request, () => headers)
+})
+
+/** Public documents (the OpenAPI description) are counted per address like other unauthenticated calls. */
+export const publicRoute = (body: () => unknown) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    let headers: Record<string, string> = {}
+    const handled = Effect.gen(function*() {
+      const admitted = yield* admit(request, "anonymous")
+      headers = rateLimitHeaders(admitted.allowance)
+      if (admitted.error !== undefined) return yield* admitted.error
+      return json(200, body(), headers)
+    })
+    return yield* settle(handled, request, () => headers)
+  })

@@ -1,0 +1,162 @@
+import { Schema } from "effect"
+import { HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
+import { Tag } from "../tags/schema.ts"
+
+/** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (design.md). */
+export const SLUG_PATTERN = /^[A-Za-z0-9_-]{1,190}$/
+export const Slug = Schema.String.check(
+  Schema.makeFilter((s: string) => SLUG_PATTERN.test(s) || "Expected 1 to 190 letters, digits, '-' or '_'", {
+    expected: "1 to 190 letters, digits, '-' or '_'"
+  })
+)
+
+export const REDIRECT_TYPES = [301, 302, 307, 308] as const
+export const RedirectType = Schema.Literals(REDIRECT_TYPES)
+
+export const UTM_KEYS = ["source", "medium", "campaign", "term", "content", "ref"] as const
+const UtmValue = Schema.String.check(Schema.isMaxLength(500))
+/** Input: an empty value removes that parameter from the link's set. */
+export const UtmInput = Schema.Struct({
+  source: Schema.optionalKey(UtmValue),
+  medium: Schema.optionalKey(UtmValue),
+  campaign: Schema.optionalKey(UtmValue),
+  term: Schema.optionalKey(UtmValue),
+  content: Schema.optionalKey(UtmValue),
+  ref: Schema.optionalKey(UtmValue)
+})
+export const Utm = Schema.Record(Schema.String, Schema.String)
+
+export const Country = Schema.String.check(
+  Schema.makeFilter((s: string) => /^[A-Za-z]{2}$/.test(s) || "Expected a 2-letter country code (ISO 3166-1 alpha-2)", {
+    expected: "a 2-letter country code (ISO 3166-1 alpha-2)"
+  })
+)
+export const GeoRule = Schema.Struct({ country: Country, url: HttpUrl })
+
+export const DEVICES = ["ios", "android", "desktop"] as const
+export const DeviceRule = Schema.Struct({ device: Schema.Literals(DEVICES), url: HttpUrl })
+
+const uniqueBy = <T>(key: (item: T) => string, what: string) =>
+  Schema.makeFilter((items: ReadonlyArray<T>) => {
+    const seen = new Set<string>()
+    const issues: Array<{ path: ReadonlyArray<PropertyKey>; issue: string }> = []
+    items.forEach((item, i) => {
+      const k = key(item)
+      if (seen.has(k)) issues.push({ path: [i], issue: `Duplicate ${what} ${JSON.stringify(k)}` })
+      seen.add(k)
+    })
+    return issues
+  })
+
+export const GeoRules = Schema.Array(GeoRule).check(
+  Schema.isMaxLength(250),
+  uniqueBy((r: { country: string }) => r.country.toUpperCase(), "country")
+)
+export const DeviceRules = Schema.Array(DeviceRule).check(uniqueBy((r: { device: string }) => r.device, "device"))
+
+export const AbVariant = Schema.Struct({
+  url: HttpUrl,
+  weight: Schema.Int.check(Schema.isBetween({ minimum: 10, maximum: 100 }))
+})
+export const AbTest = Schema.Struct({
+  variants: Schema.Array(AbVariant).check(Schema.isMinLength(2), Schema.isMaxLength(5)),
+  endsAt: Schema.NullOr(UtcDateTime)
+})
+
+const OgImageUrl = Schema.String.check(
+  Schema.makeFilter((s: string) => s === "" || HttpUrl.makeOption(s)._tag === "Some" || "Expected an empty string or an absolute http or https URL", {
+    expected: "an empty string or an absolute http or https URL"
+  })
+)
+
+/** Fields accepted by both create and update (all optional here; create makes `url` required). */
+const inputFields = {
+  slug: Schema.optionalKey(Slug),
+  title: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(200)))),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(500)))),
+  ogImageUrl: Schema.optionalKey(Schema.NullOr(OgImageUrl)),
+  folderId: Schema.optionalKey(Schema.NullOr(Id)),
+  tagIds: Schema.optionalKey(Schema.Array(Id).check(Schema.isMaxLength(100))),
+  redirectType: Schema.optionalKey(RedirectType),
+  passQuery: Schema.optionalKey(Schema.Boolean),
+  openInApp: Schema.optionalKey(Schema.Boolean),
+  openInBrowser: Schema.optionalKey(Schema.Boolean),
+  utm: Schema.optionalKey(Schema.NullOr(UtmInput)),
+  geoRules: Schema.optionalKey(GeoRules),
+  deviceRules: Schema.optionalKey(DeviceRules),
+  expiresAt: Schema.optionalKey(Schema.NullOr(UtcDateTime)),
+  expiredUrl: Schema.optionalKey(Schema.NullOr(HttpUrl)),
+  abTest: Schema.optionalKey(Schema.NullOr(AbTest)),
+  password: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(128))))
+}
+
+export const LinkCreate = Schema.Struct({
+  url: HttpUrl,
+  domain: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(253))),
+  ...inputFields
+}).annotate({ identifier: "LinkCreate" })
+export type LinkCreate = typeof LinkCreate.Type
+
+export const LinkUpdate = Schema.Struct({
+  url: Schema.optionalKey(HttpUrl),
+  ...inputFields
+}).annotate({ identifier: "LinkUpdate" })
+export type LinkUpdate = typeof LinkUpdate.Type
+
+/** The Link resource exactly as the spec lists it: every field always present, nothing more. */
+export const Link = Schema.Struct({
+  id: Schema.String,
+  domain: Schema.String,
+  slug: Schema.String,
+  shortLink: Schema.String,
+  url: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  ogImageUrl: Schema.NullOr(Schema.String),
+  folderId: Schema.NullOr(Schema.String),
+  tags: Schema.Array(Tag.mapFields(({ id, name, color }) => ({ id, name, color }))),
+  redirectType: RedirectType,
+  passQuery: Schema.Boolean,
+  openInApp: Schema.Boolean,
+  openInBrowser: Schema.Boolean,
+  utm: Schema.NullOr(Utm),
+  geoRules: Schema.Array(Schema.Struct({ country: Schema.String, url: Schema.String })),
+  deviceRules: Schema.Array(Schema.Struct({ device: Schema.String, url: Schema.String })),
+  expiresAt: Schema.NullOr(Schema.String),
+  expiredUrl: Schema.NullOr(Schema.String),
+  abTest: Schema.NullOr(Schema.Struct({
+    variants: Schema.Array(Schema.Struct({ url: Schema.String, weight: Schema.Number })),
+    endsAt: Schema.NullOr(Schema.String)
+  })),
+  hasPassword: Schema.Boolean,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+}).annotate({ identifier: "Link" })
+export type Link = typeof Link.Type
+
+export const LinkPage = Schema.Struct({
+  data: Schema.Array(Link),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "LinkPage" })
+
+const CommaList = Schema.Union([Schema.String, Schema.Array(Schema.String)])
+
+export const ListLinksQuery = Schema.Struct({
+  domain: Schema.optionalKey(Schema.String),
+  folderId: Schema.optionalKey(Schema.String),
+  tagIds: Schema.optionalKey(CommaList),
+  search: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100))),
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
+  cursor: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500)))
+})
+
+export const LinkInfoQuery = Schema.Struct({
+  domain: Schema.String.check(Schema.isMinLength(1)),
+  slug: Schema.String.check(Schema.isMinLength(1))
+})
+
+/** Splits `a,b` and repeated parameters into one list of non-empty values. */
+export const commaList = (value: string | ReadonlyArray<string> | undefined): Array<string> =>
+  value === undefined
+    ? []
+    : (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")

@@ -1,0 +1,12 @@
+import type { TransactionSql } from "postgres"
+import { type ChangeEvent, subjectOf } from "../../shared/bus/events.ts"
+
+/**
+ * Records a change event inside the caller's transaction: it commits with the change or not at
+ * all. Publishing to the bus happens after commit, from the outbox table.
+ */
+export const writeEvents = async (tx: TransactionSql, events: ReadonlyArray<ChangeEvent>): Promise<void> => {
+  if (events.length === 0) return
+  const rows = events.map((event) => ({ topic: subjectOf(event), payload: event }))
+  await tx`INSERT INTO outbox ${tx(rows.map((r) => ({ topic: r.topic, payload: tx.json(r.payload as never) })))}`
+}

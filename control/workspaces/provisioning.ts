@@ -1,0 +1,96 @@
+import type { Sql, TransactionSql } from "postgres"
+import { newId, randomBase62 } from "../../shared/ids.ts"
+import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys.ts"
+import { type DomainRow, toDomainRecord } from "../domains/domainRecord.ts"
+import { writeEvents } from "../outbox/outbox.ts"
+import type { Plan } from "../plans/plans.ts"
+
+export type Role = "admin" | "member"
+
+export interface ProvisionedWorkspace {
+  readonly workspace: { readonly id: string; readonly name: string; readonly slug: string; readonly plan: Plan }
+  readonly domain: string
+  readonly apiKey: string
+}
+
+/** A DNS label from a workspace name: `Acme Inc.` → `acme-inc`. */
+export const slugifyName = (name: string): string =>
+  name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/g, "")
+
+const insertUserWithKey = async (tx: TransactionSql, workspaceId: string, role: Role) => {
+  const userId = newId("usr")
+  const apiKey = generateApiKey()
+  await tx`INSERT INTO users (id) VALUES (${userId})`
+  await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${userId}, ${role})`
+  await tx`INSERT INTO api_keys (id, workspace_id, user_id, key_hash, display_prefix)
+           VALUES (${newId("key")}, ${workspaceId}, ${userId}, ${hashApiKey(apiKey)}, ${displayPrefix(apiKey)})`
+  return apiKey
+}
+
+/**
+ * A workspace with its admin, that admin's key, and its subdomain `{slug}.{shortDomain}`:
+ * verified and primary from the start, announced to the engines through the outbox.
+ */
+export const createWorkspace = async (
+  sql: Sql | TransactionSql,
+  input: { readonly name: string; readonly plan: Plan; readonly shortDomain: string }
+): Promise<ProvisionedWorkspace> =>
+  inTransaction(sql, async (tx) => {
+    const base = slugifyName(input.name) || "workspace"
+    let slug = base
+    // Names repeat; slugs (and so subdomains) may not.
+    for (let attempt = 0; ; attempt++) {
+      const taken = await tx`SELECT 1 FROM workspaces WHERE slug = ${slug}
+                             UNION ALL SELECT 1 FROM domains WHERE host = ${`${slug}.${input.shortDomain}`}`
+      if (taken.length === 0) break
+      slug = `${base}-${attempt < 3 ? attempt + 2 : randomBase62(6).toLowerCase()}`
+    }
+    const id = newId("ws")
+    await tx`INSERT INTO workspaces (id, name, slug, plan) VALUES (${id}, ${input.name}, ${slug}, ${input.plan})`
+    const host = `${slug}.${input.shortDomain}`
+    const [domain] = await tx<DomainRow[]>`
+      INSERT INTO domains (id, workspace_id, host, kind, status, is_primary, verified_at, verification_token)
+      VALUES (${newId("dom")}, ${id}, ${host}, 'subdomain', 'verified', true, now(), ${randomBase62(32)})
+      RETURNING id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url`
+    await writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain) }])
+    const apiKey = await insertUserWithKey(tx, id, "admin")
+    return { workspace: { id, name: input.name, slug, plan: input.plan }, domain: host, apiKey }
+  }) as Promise<ProvisionedWorkspace>
+
+/** A transaction of its own, or a savepoint when the caller already holds one. */
+const inTransaction = <A>(sql: Sql | TransactionSql, run: (tx: TransactionSql) => Promise<A>): Promise<A> =>
+  ("savepoint" in sql ? sql.savepoint(run) : sql.begin(run)) as Promise<A>
+
+/**
+ * On a database with no workspace yet, creates the first one (pro, with its admin key). Under a
+ * lock, so control processes starting together on an empty database create exactly one.
+ */
+export const ensureFirstWorkspace = (sql: Sql, shortDomain: string): Promise<ProvisionedWorkspace | undefined> =>
+  sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(7342002)`
+    const [any] = await tx`SELECT 1 FROM workspaces LIMIT 1`
+    if (any !== undefined) return undefined
+    return createWorkspace(tx, { name: "My workspace", plan: "pro", shortDomain })
+  }) as Promise<ProvisionedWorkspace | undefined>
+
+export class UnknownWorkspaceError extends Error {}
+
+/** A new user of the workspace with the given role, and a key acting as that user. */
+export const createKey = async (
+  sql: Sql,
+  input: { readonly workspaceId: string; readonly role: Role }
+): Promise<{ readonly apiKey: string; readonly role: Role }> =>
+  sql.begin(async (tx) => {
+    const [workspace] = await tx`SELECT id FROM workspaces WHERE id = ${input.workspaceId}`
+    if (workspace === undefined) throw new UnknownWorkspaceError(`No workspace with id ${input.workspaceId}`)
+    const apiKey = await insertUserWithKey(tx, input.workspaceId, input.role)
+    return { apiKey, role: input.role }
+  }) as Promise<{ readonly apiKey: string; readonly role: Role }>
+

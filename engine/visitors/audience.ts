@@ -1,0 +1,85 @@
+import { isbot } from "isbot"
+import { BoundedMemo } from "./boundedMemo.ts"
+
+/**
+ * Who clicked (design.md, "Who clicked"): `people` and `agent` clicks are recorded, `bot`
+ * clicks never are. The label feeds the `people` / `agents` counts of the analytics.
+ */
+export type Audience = "people" | "agent" | "bot"
+
+/**
+ * AI fetchers that act on one person's request, named after each vendor's documentation
+ * (see the `agent` rows of shared/corpus/user-agents.tsv). Their crawlers (GPTBot, ClaudeBot,
+ * PerplexityBot, OAI-SearchBot, Amazonbot, meta-externalagent...) have different tokens and
+ * fall through to the bot test. Case-insensitive because vendors are not consistent about
+ * case (Meta documents `meta-externalfetcher` in lower case).
+ */
+const AGENT_TOKENS = new RegExp(
+  [
+    "chatgpt-user",
+    "claude-user",
+    "perplexity-user",
+    "mistralai-user",
+    "amzn-user",
+    "manus-user",
+    "kimi-user",
+    "meta-externalfetcher",
+    // Google's agentic browsing (Google-Agent, GoogleAgent-Mariner) and its user-triggered
+    // AI fetchers; plain Google-* tokens (GoogleOther, Google-InspectionTool,
+    // Google-CloudVertexBot...) are crawlers and must not match.
+    "\\bgoogle-?agent\\b",
+    "\\bgoogle-notebooklm\\b",
+    "\\bgoogle-gemini",
+    "\\bgemini-deep-research\\b",
+    "\\bdevin/"
+  ].join("|"),
+  "i"
+)
+
+/**
+ * `<Vendor>-User` is the naming convention the AI vendors settled on for their
+ * user-triggered fetchers (OpenAI, Anthropic, Perplexity, Mistral, Amazon, Manus, Kimi),
+ * so a new vendor following it is counted without a code change. Case-sensitive and not
+ * followed by `-` so that ordinary text such as "X-User-Agent" cannot match.
+ */
+const USER_FETCHER_CONVENTION = /\b[A-Za-z][A-Za-z0-9]*-User\b(?!-)/
+
+/**
+ * Clients `isbot` 5.2 lets through although no person is behind them (corpus rows: the Dart
+ * HTTP client, and PowerShell's Invoke-WebRequest, whose UA otherwise looks like a browser).
+ */
+const EXTRA_BOTS = /\bDart\/|\bdart:io\b|PowerShell\//
+
+const HAS_NON_SPACE = /\S/
+
+const memo = new BoundedMemo<Audience>(4096)
+
+const classifyUserAgent = (userAgent: string): Audience => {
+  if (!HAS_NON_SPACE.test(userAgent)) return "bot"
+  // Agents first: isbot flags ChatGPT-User and friends as bots too.
+  if (AGENT_TOKENS.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
+  if (isbot(userAgent) || EXTRA_BOTS.test(userAgent)) return "bot"
+  return "people"
+}
+
+/**
+ * Classify a visitor. `signatureAgent` is the raw `Signature-Agent` request header
+ * (Web Bot Auth): only automated agents send it, and the design counts every such request as
+ * an agent whatever its User-Agent says. The header is not verified here; like the
+ * User-Agent it is a claim, and it only decides which counter a click goes to.
+ */
+export const classifyAudience = (
+  userAgent: string | undefined,
+  signatureAgent: string | undefined
+): Audience => {
+  if (signatureAgent !== undefined && HAS_NON_SPACE.test(signatureAgent)) return "agent"
+  if (userAgent === undefined || userAgent.length === 0) return "bot"
+  const known = memo.get(userAgent)
+  if (known !== undefined) return known
+  const audience = classifyUserAgent(userAgent)
+  memo.set(userAgent, audience)
+  return audience
+}
+
+/** For tests and benchmarks that need a cold memo. */
+export const clearAudienceMemo = (): void => memo.clear()
