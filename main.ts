@@ -1,6 +1,5 @@
-import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
 import { ControlLayer } from "./control/control.ts"
+import { runProcess } from "./control/runProcess.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "./shared/config.ts"
 
 /** `npm start`: everything in one process, on the embedded default unless DATABASE_URL is set. */
@@ -13,4 +12,4 @@ try {
   process.exit(1)
 }
 
-NodeRuntime.runMain(Layer.launch(ControlLayer(config)))
+runProcess(ControlLayer(config))

@@ -1,8 +1,7 @@
-import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
 import { parseArgs } from "node:util"
 import { AdminCommandError, type AdminCommand, runAdminCommand, sendAdminCommand } from "../control/admin/adminChannel.ts"
 import { ControlLayer } from "../control/control.ts"
+import { runProcess } from "../control/runProcess.ts"
 import { openPostgres } from "../control/db/client.ts"
 import { openEmbedded } from "../control/db/embedded.ts"
 import { migrate } from "../control/db/migrate.ts"
@@ -55,7 +54,7 @@ const main = async () => {
     throw error
   }
   if (noun === "control" && verb === undefined) {
-    NodeRuntime.runMain(Layer.launch(ControlLayer(config)))
+    runProcess(ControlLayer(config))
     return
   }
   const { values } = (() => {

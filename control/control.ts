@@ -55,11 +55,13 @@ const Ready = Layer.effectDiscard(Effect.gen(function*() {
   console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
 }))
 
-/** The control process: database, API server, provisioning and background jobs. */
+/**
+ * The control process: database, then provisioning and background jobs, then the API server, then
+ * the ready line. The server only accepts requests once the first-start workspace exists.
+ */
 export const ControlLayer = (config: RicochetConfig) => {
   const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config))
-  return Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, ApiServerLayer(config.listenHost, config.apiPort)).pipe(
-    Layer.provideMerge(base),
-    (layer) => Layer.mergeAll(layer, Ready.pipe(Layer.provide(layer)))
-  )
+  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping)
+  const server = ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provide(startup))
+  return Ready.pipe(Layer.provide(server), Layer.provide(base))
 }

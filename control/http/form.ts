@@ -35,7 +35,10 @@ const insert = (container: Record<string, Tree> | Array<Tree>, segments: Readonl
       container[key] = next
     }
   }
-  const existing = Array.isArray(container) ? (head === "" ? undefined : container[Number(head)]) : container[head]
+  // Own properties only: `a[constructor][prototype][x]` must not reach Object.prototype.
+  const existing = Array.isArray(container)
+    ? (head === "" ? undefined : container[Number(head)])
+    : Object.hasOwn(container, head) ? container[head] : undefined
   if (rest.length === 0) {
     if (existing === undefined) store(head, value)
     else if (Array.isArray(existing)) existing.push(value)
@@ -71,8 +74,11 @@ const compact = (tree: Tree): Tree => {
 export const formEntriesToTree = (entries: Iterable<readonly [string, string]>): Record<string, Tree> => {
   const root: Record<string, Tree> = Object.create(null)
   for (const [key, value] of entries) {
-    if (key === "" || key === "__proto__") continue
-    insert(root, parseKey(key), value)
+    if (key === "") continue
+    const segments = parseKey(key)
+    // `__proto__` at any depth (`a[__proto__][x]`) would write to a prototype: ignored.
+    if (segments.includes("__proto__")) continue
+    insert(root, segments, value)
   }
   return compact({ ...root }) as Record<string, Tree>
 }

@@ -50,6 +50,13 @@ const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<string | number>, ou
       return
     case "Encoding":
       return walk(issue.issue, path, out)
+    case "AnyOf":
+      // A nullable field (`X | null`) that fails inside X: report X's issues with their own codes.
+      if (issue.issues.length > 0) {
+        for (const inner of issue.issues) walk(inner, path, out)
+        return
+      }
+      return leaf(issue, path, out)
     default:
       return leaf(issue, path, out)
   }
