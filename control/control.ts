@@ -3,6 +3,7 @@ import type { RicochetConfig } from "../shared/config.ts"
 import { startAdminChannel } from "./admin/adminChannel.ts"
 import { ControlConfig } from "./ControlConfig.ts"
 import { Database, embeddedLayer, postgresLayer } from "./db/Database.ts"
+import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
 import { ensureFirstWorkspace } from "./workspaces/provisioning.ts"
@@ -60,8 +61,10 @@ const Ready = Layer.effectDiscard(Effect.gen(function*() {
  * the ready line. The server only accepts requests once the first-start workspace exists.
  */
 export const ControlLayer = (config: RicochetConfig) => {
-  const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config))
-  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping)
+  const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config)).pipe(
+    (layer) => Layer.merge(layer, DomainVerifierLayer.pipe(Layer.provide(layer)))
+  )
+  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, DomainCheckJob)
   const server = ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provide(startup))
   return Ready.pipe(Layer.provide(server), Layer.provide(base))
 }

@@ -15,6 +15,15 @@ export interface RicochetConfig {
   readonly natsUrl: string | undefined
   /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
   readonly trustProxy: boolean
+  /** Custom domains: CNAME target for subdomain hosts, A record address for apex hosts. */
+  readonly cnameTarget: string
+  readonly aTarget: string | undefined
+  /** DNS servers for domain verification (host:port); the system resolver when empty. */
+  readonly dnsServers: ReadonlyArray<string>
+  /** A pending domain still wrong after this long becomes failed. */
+  readonly domainGraceHours: number
+  /** How often each custom domain is re-checked. */
+  readonly domainRecheckSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -57,11 +66,47 @@ const url = (env: Env, name: string, schemes: ReadonlyArray<string>): string | u
   return raw
 }
 
+const positiveNumber = (env: Env, name: string, fallback: number): number => {
+  const raw = nonEmpty(env, name)
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(name, `must be a positive number (got ${JSON.stringify(raw)})`)
+  return value
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/
+
+const dnsServers = (env: Env, name: string): Array<string> => {
+  const raw = nonEmpty(env, name)
+  if (raw === undefined) return []
+  return raw.split(",").map((entry) => {
+    const server = entry.trim()
+    const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(server)
+    const host = match?.[1] ?? match?.[2]
+    if (match === null || host === undefined || (match[2] !== undefined && !IPV4.test(host)) || Number(match[3] ?? 53) > 65535) {
+      throw new ConfigError(name, `must be a comma-separated list of IP[:port] (got ${JSON.stringify(server)})`)
+    }
+    return server
+  })
+}
+
 const bool = (env: Env, name: string): boolean => {
   const raw = nonEmpty(env, name)?.toLowerCase()
   if (raw === undefined || raw === "0" || raw === "false" || raw === "no") return false
   if (raw === "1" || raw === "true" || raw === "yes") return true
   throw new ConfigError(name, `must be true or false (got ${JSON.stringify(raw)})`)
+}
+
+const hostName = (env: Env, name: string): string | undefined => {
+  const raw = nonEmpty(env, name)?.toLowerCase()
+  if (raw !== undefined && !HOSTNAME.test(raw)) throw new ConfigError(name, `must be a host name (got ${JSON.stringify(raw)})`)
+  return raw
+}
+
+const ipv4 = (env: Env, name: string): string | undefined => {
+  const raw = nonEmpty(env, name)
+  if (raw !== undefined && !IPV4.test(raw)) throw new ConfigError(name, `must be an IPv4 address (got ${JSON.stringify(raw)})`)
+  return raw
 }
 
 export const loadConfig = (env: Env = process.env): RicochetConfig => {
@@ -83,6 +128,11 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     linkScheme: scheme,
     databaseUrl: url(env, "DATABASE_URL", ["postgres", "postgresql"]),
     natsUrl: url(env, "NATS_URL", ["nats", "tls", "ws", "wss"]),
-    trustProxy: bool(env, "RICOCHET_TRUST_PROXY")
+    trustProxy: bool(env, "RICOCHET_TRUST_PROXY"),
+    cnameTarget: hostName(env, "RICOCHET_CNAME_TARGET") ?? shortDomain,
+    aTarget: ipv4(env, "RICOCHET_A_TARGET"),
+    dnsServers: dnsServers(env, "RICOCHET_DNS_SERVERS"),
+    domainGraceHours: positiveNumber(env, "RICOCHET_DOMAIN_GRACE_HOURS", 72),
+    domainRecheckSeconds: positiveNumber(env, "RICOCHET_DOMAIN_RECHECK_SECONDS", 45)
   }
 }

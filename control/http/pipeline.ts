@@ -17,9 +17,9 @@ import { ApiError, apiError, toErrorBody } from "./ApiError.ts"
 import { readBody } from "./body.ts"
 import { coerce, formEntriesToTree } from "./form.ts"
 import { toFieldIssues } from "./issues.ts"
-import type { Principal, Route } from "./route.ts"
+import type { ApiServices, Principal, Route } from "./route.ts"
 
-type Env = Database | ControlConfig
+type Env = ApiServices
 
 const json = (status: number, body: unknown, headers: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers })

@@ -3,6 +3,7 @@ import type { HttpServerRequest } from "effect/http"
 import type { Database, DatabaseError } from "../db/Database.ts"
 import type { Plan } from "../plans/plans.ts"
 import type { ControlConfig } from "../ControlConfig.ts"
+import type { DomainVerifier } from "../domains/DomainVerifier.ts"
 import type { ApiError } from "./ApiError.ts"
 
 /** Who is calling: resolved from the API key before any handler runs. */
@@ -21,6 +22,9 @@ export interface RouteInput<P, Q, B> {
   readonly body: B
   readonly request: HttpServerRequest.HttpServerRequest
 }
+
+/** The services a handler may use; the server provides exactly these. */
+export type ApiServices = Database | ControlConfig | DomainVerifier
 
 type AnySchema = Schema.Codec<any, any, never, never>
 
@@ -43,7 +47,7 @@ export interface RouteDef<P, Q, B, A> {
   readonly access?: "any" | "admin"
   /** Analytics requests also count against the analytics allowance. */
   readonly allowance?: "general" | "analytics"
-  readonly handler: (input: RouteInput<P, Q, B>) => Effect.Effect<A, ApiError | DatabaseError, Database | ControlConfig>
+  readonly handler: (input: RouteInput<P, Q, B>) => Effect.Effect<A, ApiError | DatabaseError, ApiServices>
 }
 
 export type Route = RouteDef<any, any, any, any>
