@@ -1,8 +1,7 @@
 import { Schema } from "effect"
 
 const FolderName = Schema.String.check(
-  Schema.isMinLength(1),
-  Schema.isMaxLength(64),
+  Schema.isBetweenCodePoints(1, 64),
   Schema.makeFilter((s: string) => s.trim() !== "" || "Expected a name that is not blank", { expected: "a name that is not blank" })
 )
 

@@ -100,6 +100,8 @@ const parseJson = (value: string): unknown => {
 const coerceString = (options: ReadonlyArray<SchemaAST.AST>, value: string): unknown => {
   const has = (tag: SchemaAST.AST["_tag"]) => options.some((o) => o._tag === tag)
   if (value === "" && has("Null")) return null
+  // `tagIds=` clears a list.
+  if (value === "" && options.some((o) => o._tag === "Arrays") && !has("String")) return []
   const structured = options.find((o) => o._tag === "Arrays" || o._tag === "Objects")
   if (structured !== undefined) {
     const trimmed = value.trimStart()

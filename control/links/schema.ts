@@ -72,8 +72,8 @@ const OgImageUrl = Schema.String.check(
 /** Fields accepted by both create and update (all optional here; create makes `url` required). */
 const inputFields = {
   slug: Schema.optionalKey(Slug),
-  title: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(200)))),
-  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(500)))),
+  title: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(200)))),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(500)))),
   ogImageUrl: Schema.optionalKey(Schema.NullOr(OgImageUrl)),
   folderId: Schema.optionalKey(Schema.NullOr(Id)),
   tagIds: Schema.optionalKey(Schema.Array(Id).check(Schema.isMaxLength(100))),
@@ -87,7 +87,7 @@ const inputFields = {
   expiresAt: Schema.optionalKey(Schema.NullOr(UtcDateTime)),
   expiredUrl: Schema.optionalKey(Schema.NullOr(HttpUrl)),
   abTest: Schema.optionalKey(Schema.NullOr(AbTest)),
-  password: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(128))))
+  password: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(128))))
 }
 
 export const LinkCreate = Schema.Struct({
@@ -145,7 +145,7 @@ export const ListLinksQuery = Schema.Struct({
   domain: Schema.optionalKey(Schema.String),
   folderId: Schema.optionalKey(Schema.String),
   tagIds: Schema.optionalKey(CommaList),
-  search: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(100))),
+  search: Schema.optionalKey(Schema.String.check(Schema.isMaxCodePoints(100))),
   limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
   cursor: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500)))
 })

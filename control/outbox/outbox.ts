@@ -9,4 +9,6 @@ export const writeEvents = async (tx: TransactionSql, events: ReadonlyArray<Chan
   if (events.length === 0) return
   const rows = events.map((event) => ({ topic: subjectOf(event), payload: event }))
   await tx`INSERT INTO outbox ${tx(rows.map((r) => ({ topic: r.topic, payload: tx.json(r.payload as never) })))}`
+  // Delivered at commit: wakes the publisher of every control process listening on PostgreSQL.
+  await tx`SELECT pg_notify('ricochet_outbox', '')`
 }

@@ -4,8 +4,7 @@ export const TAG_COLORS = ["blue", "teal", "purple", "pink"] as const
 export const TagColor = Schema.Literals(TAG_COLORS)
 
 const TagName = Schema.String.check(
-  Schema.isMinLength(1),
-  Schema.isMaxLength(32),
+  Schema.isBetweenCodePoints(1, 32),
   Schema.makeFilter((s: string) => s.trim() !== "" || "Expected a name that is not blank", { expected: "a name that is not blank" })
 )
 

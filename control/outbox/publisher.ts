@@ -1,0 +1,75 @@
+import { Context, Effect, Layer } from "effect"
+import type { Bus } from "../../shared/bus/bus.ts"
+import type { ChangeEvent } from "../../shared/bus/events.ts"
+import { Database } from "../db/Database.ts"
+
+/** The change bus as a service, so tests and the embedded default can provide their own. */
+export class ChangeBus extends Context.Service<ChangeBus, Bus>()("ricochet/ChangeBus") {}
+
+export const OUTBOX_CHANNEL = "ricochet_outbox"
+// One publisher at a time across control processes keeps events in commit order on the bus.
+const PUBLISH_LOCK = 7_342_003
+const BATCH = 500
+
+/**
+ * Publishes committed outbox rows to the bus in id order and marks them sent in the same
+ * transaction. If the bus does not take them the transaction rolls back and the rows are sent
+ * again later, so a change is never lost; an event may arrive twice, which the engines tolerate.
+ */
+export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus): Promise<number> =>
+  (await sql.begin(async (tx) => {
+    const [{ ok }] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PUBLISH_LOCK}) AS ok`
+    if (!ok) return 0
+    const rows = await tx<{ id: string; payload: ChangeEvent }[]>`
+      SELECT id, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ${BATCH}`
+    if (rows.length === 0) return 0
+    await bus.publish(rows.map((r) => r.payload))
+    await tx`UPDATE outbox SET sent_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`
+    return rows.length
+  })) as number
+
+/**
+ * The outbox publisher fiber. On PostgreSQL a NOTIFY from the writing transaction wakes it at
+ * commit; the embedded database (one connection, no LISTEN) is polled briefly instead.
+ */
+export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
+  const { sql, kind } = yield* Database
+  const bus = yield* ChangeBus
+  let wake: (() => void) | undefined
+  if (kind === "postgres") {
+    const listener = yield* Effect.promise(() => sql.listen(OUTBOX_CHANNEL, () => wake?.()))
+    yield* Effect.addFinalizer(() => Effect.promise(() => listener.unlisten().catch(() => {})))
+  }
+  const idleMs = kind === "postgres" ? 500 : 20
+  let failures = 0
+  const sleep = (ms: number) =>
+    Effect.callback<void>((resume) => {
+      const timer = setTimeout(() => done(), ms)
+      const done = () => {
+        clearTimeout(timer)
+        wake = undefined
+        resume(Effect.void)
+      }
+      wake = done
+      return Effect.sync(() => clearTimeout(timer))
+    })
+  const step = Effect.tryPromise(() => publishPending(sql, bus)).pipe(
+    Effect.flatMap((sent) => {
+      failures = 0
+      return sent > 0 ? Effect.void : sleep(idleMs)
+    }),
+    Effect.catchCause((cause) => {
+      failures++
+      // Bus or database down: back off up to 5 s, then try again; nothing is lost meanwhile.
+      return Effect.andThen(
+        failures === 1 ? Effect.logWarning("outbox publish failed; retrying", cause) : Effect.void,
+        sleep(Math.min(5_000, 100 * 2 ** failures))
+      )
+    })
+  )
+  yield* Effect.forkScoped(Effect.forever(step))
+}))
+
+/** Sent rows are kept a day for inspection, then removed. */
+export const pruneOutbox = (sql: Database["Service"]["sql"]) =>
+  sql`DELETE FROM outbox WHERE sent_at < now() - interval '1 day'`

@@ -1,0 +1,113 @@
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import { ConfigError, loadConfig } from "../../shared/config.ts"
+
+const configError = (env: Record<string, string | undefined>): ConfigError => {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`)
+}
+
+describe("loadConfig defaults", () => {
+  it.each<readonly [string, Record<string, string | undefined>]>([
+    ["no variables", {}],
+    ["empty variables", {
+      RICOCHET_DATA_DIR: "",
+      RICOCHET_API_PORT: "",
+      RICOCHET_ENGINE_PORT: "",
+      RICOCHET_SHORT_DOMAIN: "",
+      RICOCHET_LINK_SCHEME: "",
+      RICOCHET_LISTEN_HOST: "",
+      DATABASE_URL: "",
+      NATS_URL: "",
+      RICOCHET_TRUST_PROXY: ""
+    }],
+    ["blank variables", { RICOCHET_API_PORT: "  ", RICOCHET_SHORT_DOMAIN: " ", DATABASE_URL: "\t" }],
+    ["undefined variables", { RICOCHET_API_PORT: undefined, NATS_URL: undefined }]
+  ])("%s", (_case, env) => {
+    // toMatchObject: settings added later (DNS checks, …) have defaults of their own.
+    expect(loadConfig(env)).toMatchObject({
+      dataDir: path.resolve(process.cwd(), "data"),
+      apiPort: 3000,
+      enginePort: 8080,
+      listenHost: "0.0.0.0",
+      shortDomain: "localhost",
+      linkScheme: "https",
+      databaseUrl: undefined,
+      natsUrl: undefined,
+      trustProxy: false
+    })
+  })
+
+  it("resolves the data directory to an absolute path", () => {
+    expect(path.isAbsolute(loadConfig({}).dataDir)).toBe(true)
+  })
+})
+
+describe("loadConfig values", () => {
+  it.each<readonly [string, Record<string, string>, Record<string, unknown>]>([
+    ["absolute data dir", { RICOCHET_DATA_DIR: "/var/lib/ricochet" }, { dataDir: "/var/lib/ricochet" }],
+    ["relative data dir", { RICOCHET_DATA_DIR: "state/here" }, { dataDir: path.resolve(process.cwd(), "state/here") }],
+    ["api port", { RICOCHET_API_PORT: "4000" }, { apiPort: 4000 }],
+    ["api port 0", { RICOCHET_API_PORT: "0" }, { apiPort: 0 }],
+    ["api port 65535", { RICOCHET_API_PORT: "65535" }, { apiPort: 65535 }],
+    ["api port with spaces", { RICOCHET_API_PORT: " 3001 " }, { apiPort: 3001 }],
+    ["engine port", { RICOCHET_ENGINE_PORT: "80" }, { enginePort: 80 }],
+    ["short domain", { RICOCHET_SHORT_DOMAIN: "short.example.com" }, { shortDomain: "short.example.com" }],
+    ["short domain lower-cased", { RICOCHET_SHORT_DOMAIN: "Short.Example.COM" }, { shortDomain: "short.example.com" }],
+    ["short domain with a hyphen", { RICOCHET_SHORT_DOMAIN: "go-to.example" }, { shortDomain: "go-to.example" }],
+    ["scheme http", { RICOCHET_LINK_SCHEME: "http" }, { linkScheme: "http" }],
+    ["scheme https", { RICOCHET_LINK_SCHEME: "https" }, { linkScheme: "https" }],
+    ["listen host", { RICOCHET_LISTEN_HOST: "127.0.0.1" }, { listenHost: "127.0.0.1" }],
+    ["postgres url", { DATABASE_URL: "postgres://u:p@db:5432/ricochet" }, { databaseUrl: "postgres://u:p@db:5432/ricochet" }],
+    ["postgresql url", { DATABASE_URL: "postgresql://db/ricochet" }, { databaseUrl: "postgresql://db/ricochet" }],
+    ["nats url", { NATS_URL: "nats://bus:4222" }, { natsUrl: "nats://bus:4222" }],
+    ["nats over tls", { NATS_URL: "tls://bus:4222" }, { natsUrl: "tls://bus:4222" }],
+    ["nats over websocket", { NATS_URL: "wss://bus.example" }, { natsUrl: "wss://bus.example" }],
+    ...(["1", "true", "TRUE", "yes"] as const).map((v) => [`trust proxy ${v}`, { RICOCHET_TRUST_PROXY: v }, { trustProxy: true }] as const),
+    ...(["0", "false", "no"] as const).map((v) => [`trust proxy ${v}`, { RICOCHET_TRUST_PROXY: v }, { trustProxy: false }] as const)
+  ])("%s", (_case, env, expected) => {
+    expect(loadConfig(env)).toMatchObject(expected)
+  })
+})
+
+describe("loadConfig refuses a bad value with one line naming the variable", () => {
+  it.each<readonly [string, string]>([
+    ["RICOCHET_API_PORT", "abc"],
+    ["RICOCHET_API_PORT", "70000"],
+    ["RICOCHET_API_PORT", "65536"],
+    ["RICOCHET_API_PORT", "-1"],
+    ["RICOCHET_API_PORT", "3000.5"],
+    ["RICOCHET_API_PORT", "80\n81"],
+    ["RICOCHET_ENGINE_PORT", "abc"],
+    ["RICOCHET_ENGINE_PORT", "70000"],
+    ["RICOCHET_LINK_SCHEME", "ftp"],
+    ["RICOCHET_LINK_SCHEME", "HTTPS"],
+    ["RICOCHET_SHORT_DOMAIN", "bad_domain!"],
+    ["RICOCHET_SHORT_DOMAIN", "-leading.example"],
+    ["RICOCHET_SHORT_DOMAIN", "https://short.example"],
+    ["RICOCHET_SHORT_DOMAIN", "a..b"],
+    ["DATABASE_URL", "mysql://x"],
+    ["DATABASE_URL", "not a url"],
+    ["NATS_URL", "nope"],
+    ["NATS_URL", "http://bus:4222"],
+    ["RICOCHET_TRUST_PROXY", "maybe"]
+  ])("%s=%j", (variable, value) => {
+    const error = configError({ [variable]: value })
+    expect(error).toBeInstanceOf(Error)
+    expect(error.name).toBe("ConfigError")
+    expect(error.variable).toBe(variable)
+    expect(error.message.startsWith(`${variable} `)).toBe(true)
+    expect(error.message).not.toMatch(/[\r\n]/)
+    expect(error.message.length).toBeGreaterThan(variable.length + 5)
+  })
+
+  it("names the bad variable even when others are fine", () => {
+    const error = configError({ RICOCHET_API_PORT: "3000", RICOCHET_ENGINE_PORT: "abc", DATABASE_URL: "postgres://db/x" })
+    expect(error.variable).toBe("RICOCHET_ENGINE_PORT")
+  })
+})
