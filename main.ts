@@ -1,8 +1,13 @@
-import { ControlLayer } from "./control/control.ts"
+import { Layer } from "effect"
+import { ControlParts, CoreLayer } from "./control/control.ts"
 import { runProcess } from "./control/runProcess.ts"
+import { EngineLayer } from "./engine/EngineLayer.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "./shared/config.ts"
 
-/** `npm start`: everything in one process, on the embedded default unless DATABASE_URL is set. */
+/**
+ * `npm start`: control and engine in one process, sharing the database and the bus; the
+ * embedded database and in-process bus unless DATABASE_URL / NATS_URL are set.
+ */
 let config: RicochetConfig
 try {
   config = loadConfig()
@@ -12,4 +17,4 @@ try {
   process.exit(1)
 }
 
-runProcess(ControlLayer(config))
+runProcess(Layer.mergeAll(ControlParts(config), EngineLayer).pipe(Layer.provide(CoreLayer(config))))

@@ -1,6 +1,11 @@
 import { parseArgs } from "node:util"
 import { AdminCommandError, type AdminCommand, runAdminCommand, sendAdminCommand } from "../control/admin/adminChannel.ts"
+import { Layer } from "effect"
+import { ChangeBusLayer } from "../control/bus.ts"
 import { ControlLayer } from "../control/control.ts"
+import { ControlConfig } from "../control/ControlConfig.ts"
+import { readOnlyLayer } from "../control/db/Database.ts"
+import { EngineLayer } from "../engine/EngineLayer.ts"
 import { runProcess } from "../control/runProcess.ts"
 import { openPostgres } from "../control/db/client.ts"
 import { openEmbedded } from "../control/db/embedded.ts"
@@ -11,7 +16,8 @@ import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.t
 const USAGE = `Usage:
   ricochet workspace create --name NAME --plan free|basic|pro|business [--json]
   ricochet key create --workspace ID --role admin|member [--json]
-  ricochet control            run the control plane alone (API and background jobs)`
+  ricochet control            run the control plane alone (API and background jobs)
+  ricochet engine             run a redirect engine alone (needs DATABASE_URL; NATS_URL for freshness)`
 
 const fail = (message: string, code = 1): never => {
   console.error(`ricochet: ${message}`)
@@ -55,6 +61,20 @@ const main = async () => {
   }
   if (noun === "control" && verb === undefined) {
     runProcess(ControlLayer(config))
+    return
+  }
+  if (noun === "engine" && verb === undefined) {
+    if (config.databaseUrl === undefined) {
+      return fail("DATABASE_URL must be set to run an engine alone (the embedded database lives inside `npm start`)")
+    }
+    if (config.natsUrl === undefined) {
+      console.error("ricochet: NATS_URL is not set: this engine sees changes only when its cache entries expire (RICOCHET_CACHE_TTL_SECONDS)")
+    }
+    runProcess(EngineLayer.pipe(Layer.provide(Layer.mergeAll(
+      Layer.succeed(ControlConfig)(config),
+      readOnlyLayer(config.databaseUrl),
+      ChangeBusLayer(config, "ricochet-engine")
+    ))))
     return
   }
   const { values } = (() => {

@@ -4,7 +4,9 @@ import { startAdminChannel } from "./admin/adminChannel.ts"
 import { ControlConfig } from "./ControlConfig.ts"
 import { Database, embeddedLayer, postgresLayer } from "./db/Database.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
+import { ChangeBusLayer } from "./bus.ts"
 import { ApiServerLayer } from "./http/server.ts"
+import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
 import { ensureFirstWorkspace } from "./workspaces/provisioning.ts"
 
@@ -28,11 +30,11 @@ const FirstStart = Layer.effectDiscard(Effect.gen(function*() {
   ].join("\n"))
 }))
 
-/** Background work owned by control: old rate-limit windows are swept every minute. */
+/** Background work owned by control: old rate-limit windows and sent outbox rows are removed. */
 const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   yield* Effect.forkScoped(
-    Effect.promise(() => sweep(sql)).pipe(
+    Effect.promise(() => Promise.all([sweep(sql), pruneOutbox(sql)])).pipe(
       Effect.catchCause((cause) => Effect.logWarning("rate-limit sweep failed", cause)),
       Effect.repeat(Schedule.spaced("1 minute"))
     )
@@ -56,15 +58,21 @@ const Ready = Layer.effectDiscard(Effect.gen(function*() {
   console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
 }))
 
-/**
- * The control process: database, then provisioning and background jobs, then the API server, then
- * the ready line. The server only accepts requests once the first-start workspace exists.
- */
-export const ControlLayer = (config: RicochetConfig) => {
-  const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config)).pipe(
-    (layer) => Layer.merge(layer, DomainVerifierLayer.pipe(Layer.provide(layer)))
-  )
-  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, DomainCheckJob)
-  const server = ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provide(startup))
-  return Ready.pipe(Layer.provide(server), Layer.provide(base))
+/** What control and an engine in the same process share: config, database, bus, DNS verifier. */
+export const CoreLayer = (config: RicochetConfig) => {
+  const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
+  return Layer.merge(base, DomainVerifierLayer.pipe(Layer.provide(base)))
 }
+
+/**
+ * The control plane: provisioning and background jobs first, then the API server, then the ready
+ * line. The server only accepts requests once the first-start workspace exists.
+ */
+export const ControlParts = (config: RicochetConfig) => {
+  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher)
+  const server = ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provide(startup))
+  return Ready.pipe(Layer.provide(server))
+}
+
+/** `ricochet control`: the control plane alone. */
+export const ControlLayer = (config: RicochetConfig) => ControlParts(config).pipe(Layer.provide(CoreLayer(config)))

@@ -24,6 +24,15 @@ export interface RicochetConfig {
   readonly domainGraceHours: number
   /** How often each custom domain is re-checked. */
   readonly domainRecheckSeconds: number
+  /** Engine: trusted header carrying the visitor's country (e.g. cf-ipcountry). */
+  readonly geoHeader: string | undefined
+  /** Engine: MMDB country database (default: the bundled CC0 one); city database if any. */
+  readonly geoipCountryDb: string | undefined
+  readonly geoipCityDb: string | undefined
+  /** Engine cache bounds and the TTL that bounds staleness when the bus is down. */
+  readonly cacheMaxLinks: number
+  readonly cacheMaxMegabytes: number
+  readonly cacheTtlSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -103,6 +112,12 @@ const hostName = (env: Env, name: string): string | undefined => {
   return raw
 }
 
+const headerName = (env: Env, name: string): string | undefined => {
+  const raw = nonEmpty(env, name)?.toLowerCase()
+  if (raw !== undefined && !/^[a-z0-9-]+$/.test(raw)) throw new ConfigError(name, `must be an HTTP header name (got ${JSON.stringify(raw)})`)
+  return raw
+}
+
 const ipv4 = (env: Env, name: string): string | undefined => {
   const raw = nonEmpty(env, name)
   if (raw !== undefined && !IPV4.test(raw)) throw new ConfigError(name, `must be an IPv4 address (got ${JSON.stringify(raw)})`)
@@ -133,6 +148,12 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     aTarget: ipv4(env, "RICOCHET_A_TARGET"),
     dnsServers: dnsServers(env, "RICOCHET_DNS_SERVERS"),
     domainGraceHours: positiveNumber(env, "RICOCHET_DOMAIN_GRACE_HOURS", 72),
-    domainRecheckSeconds: positiveNumber(env, "RICOCHET_DOMAIN_RECHECK_SECONDS", 45)
+    domainRecheckSeconds: positiveNumber(env, "RICOCHET_DOMAIN_RECHECK_SECONDS", 45),
+    geoHeader: headerName(env, "RICOCHET_GEO_HEADER"),
+    geoipCountryDb: nonEmpty(env, "RICOCHET_GEOIP_COUNTRY_DB"),
+    geoipCityDb: nonEmpty(env, "RICOCHET_GEOIP_CITY_DB"),
+    cacheMaxLinks: Math.floor(positiveNumber(env, "RICOCHET_CACHE_MAX_LINKS", 2_000_000)),
+    cacheMaxMegabytes: positiveNumber(env, "RICOCHET_CACHE_MAX_MB", 1024),
+    cacheTtlSeconds: positiveNumber(env, "RICOCHET_CACHE_TTL_SECONDS", 60)
   }
 }

@@ -78,3 +78,14 @@ export const embeddedLayer = (dataDir: string): Layer.Layer<Database, DatabaseEr
       ({ db }) => Effect.promise(() => db.close())
     ).pipe(Effect.map(({ service }) => service))
   )
+
+/**
+ * A read-only pool for a standalone engine: no migrations (a replica works; control migrates).
+ */
+export const readOnlyLayer = (url: string, max = 4): Layer.Layer<Database> =>
+  Layer.effect(Database)(
+    Effect.acquireRelease(
+      Effect.sync(() => Database.of({ sql: openPostgres(url, max), kind: "postgres" })),
+      ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }))
+    )
+  )

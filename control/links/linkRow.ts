@@ -1,33 +1,12 @@
-import type { LinkRecord } from "../../shared/links/linkRecord.ts"
+import type { LinkRecordRow } from "../../shared/links/linkQueries.ts"
 import { toIso } from "../http/fields.ts"
 import type { Link } from "./schema.ts"
 
-/** A row of `links` joined with its domain host and tags (see `LINK_COLUMNS`). */
-export interface LinkRow {
-  readonly id: string
-  readonly workspace_id: string
-  readonly domain_id: string
-  readonly host: string
-  readonly slug: string
-  readonly url: string
-  readonly title: string | null
-  readonly description: string | null
-  readonly og_image_url: string | null
+/** A row of `links` joined with its domain host and tags, as the repository selects it. */
+export interface LinkRow extends LinkRecordRow {
   readonly folder_id: string | null
   readonly tags: ReadonlyArray<{ id: string; name: string; color: "blue" | "teal" | "purple" | "pink" | null }>
-  readonly redirect_type: 301 | 302 | 307 | 308
-  readonly pass_query: boolean
-  readonly open_in_app: boolean
-  readonly open_in_browser: boolean
-  readonly utm: Record<string, string> | null
-  readonly geo_rules: ReadonlyArray<{ country: string; url: string }>
-  readonly device_rules: ReadonlyArray<{ device: "ios" | "android" | "desktop"; url: string }>
-  readonly expires_at: Date | null
-  readonly expired_url: string | null
-  readonly ab_test: { variants: ReadonlyArray<{ url: string; weight: number }>; endsAt: string | null } | null
-  readonly password_hash: string | null
   readonly created_at: Date
-  readonly updated_at: Date
   /** created_at as PostgreSQL text, microseconds included: the cursor's sort key. */
   readonly created_key: string
 }
@@ -63,29 +42,5 @@ export const toLink = (row: LinkRow, scheme: "http" | "https"): Link => ({
   abTest: abTest(row),
   hasPassword: row.password_hash !== null,
   createdAt: toIso(row.created_at)!,
-  updatedAt: toIso(row.updated_at)!
-})
-
-export const toLinkRecord = (row: LinkRow): LinkRecord => ({
-  id: row.id,
-  workspaceId: row.workspace_id,
-  domainId: row.domain_id,
-  host: row.host,
-  slug: row.slug,
-  url: row.url,
-  title: row.title,
-  description: row.description,
-  ogImageUrl: row.og_image_url,
-  redirectType: row.redirect_type,
-  passQuery: row.pass_query,
-  openInApp: row.open_in_app,
-  openInBrowser: row.open_in_browser,
-  utm: row.utm,
-  geoRules: geoRules(row),
-  deviceRules: deviceRules(row),
-  expiresAt: toIso(row.expires_at),
-  expiredUrl: row.expired_url,
-  abTest: abTest(row),
-  passwordHash: row.password_hash,
   updatedAt: toIso(row.updated_at)!
 })

@@ -12,7 +12,8 @@ import {
   resolveAbTest,
   unknownReference
 } from "./linkInput.ts"
-import { type LinkRow, toLinkRecord } from "./linkRow.ts"
+import { toLinkRecord } from "../../shared/links/linkQueries.ts"
+import type { LinkRow } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
 type Q = Sql | TransactionSql

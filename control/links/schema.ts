@@ -1,9 +1,9 @@
 import { Schema } from "effect"
+import { SLUG_PATTERN } from "../../shared/links/slug.ts"
 import { HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
 import { Tag } from "../tags/schema.ts"
 
 /** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (design.md). */
-export const SLUG_PATTERN = /^[A-Za-z0-9_-]{1,190}$/
 export const Slug = Schema.String.check(
   Schema.makeFilter((s: string) => SLUG_PATTERN.test(s) || "Expected 1 to 190 letters, digits, '-' or '_'", {
     expected: "1 to 190 letters, digits, '-' or '_'"

@@ -1,0 +1,19 @@
+import { Effect, Layer } from "effect"
+import { memoryBus } from "../shared/bus/bus.ts"
+import { natsBus } from "../shared/bus/natsBus.ts"
+import type { RicochetConfig } from "../shared/config.ts"
+import { ChangeBus } from "./outbox/publisher.ts"
+
+/** NATS when NATS_URL is set, else the in-process bus of the embedded default. */
+export const ChangeBusLayer = (config: RicochetConfig, name: string) =>
+  Layer.effect(ChangeBus)(
+    Effect.acquireRelease(
+      config.natsUrl === undefined
+        ? Effect.succeed(memoryBus())
+        : Effect.tryPromise({
+          try: () => natsBus(config.natsUrl!, name),
+          catch: (cause) => new Error(`NATS_URL: could not connect to ${config.natsUrl}: ${String(cause)}`)
+        }),
+      (bus) => Effect.promise(() => bus.close())
+    )
+  )

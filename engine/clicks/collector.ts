@@ -1,0 +1,108 @@
+import { xxh64 } from "@node-rs/xxhash"
+import type { GeoLookup } from "../geo/geo.ts"
+import { classifyAudience } from "../visitors/audience.ts"
+import { parseDevice } from "../visitors/device.ts"
+import type { ClickRecord, ClickSink, RawClick } from "./click.ts"
+
+const refererHost = (referer: string): string | null => {
+  if (referer === "") return null
+  try {
+    return new URL(referer).hostname.toLowerCase() || null
+  } catch {
+    return null
+  }
+}
+
+const utmOf = (url: string) => {
+  try {
+    const params = new URL(url).searchParams
+    return {
+      utmSource: params.get("utm_source"),
+      utmMedium: params.get("utm_medium"),
+      utmCampaign: params.get("utm_campaign"),
+      utmTerm: params.get("utm_term"),
+      utmContent: params.get("utm_content")
+    }
+  } catch {
+    return { utmSource: null, utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null }
+  }
+}
+
+/**
+ * Derives click records from raw clicks: audience (bots are dropped here, never counted),
+ * location, device, referer host, the destination's UTM values and a visitor hash salted per day
+ * so visitors cannot be followed across days. Pure apart from the geo database it reads.
+ */
+export const deriveClick = (raw: RawClick, geo: GeoLookup, secret: string): ClickRecord | null => {
+  const audience = classifyAudience(raw.userAgent, raw.signatureAgent === "" ? undefined : raw.signatureAgent)
+  if (audience === "bot") return null
+  const where = geo.locate(raw.ip, raw.geoHeader)
+  const device = parseDevice(raw.userAgent)
+  const day = new Date(raw.timestamp).toISOString().slice(0, 10)
+  return {
+    timestamp: raw.timestamp,
+    workspaceId: raw.workspaceId,
+    linkId: raw.linkId,
+    domain: raw.domain,
+    slug: raw.slug,
+    url: raw.url,
+    audience,
+    country: where.country,
+    region: where.region,
+    city: where.city,
+    device: device.device,
+    browser: device.browser,
+    os: device.os,
+    refererHost: refererHost(raw.referer),
+    ...utmOf(raw.url),
+    abVariant: raw.variant,
+    visitorHash: xxh64(`${raw.ip}\n${raw.userAgent}\n${day}\n${secret}`).toString(16)
+  }
+}
+
+/**
+ * Collects raw clicks from the hot path and hands derived records to the sink in batches, off
+ * the request path: every `intervalMs`, or sooner when `batchSize` clicks are waiting.
+ */
+export class ClickCollector {
+  private pending: Array<RawClick> = []
+  private timer: NodeJS.Timeout | undefined
+  private writing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly sink: ClickSink,
+    private readonly geo: GeoLookup,
+    private readonly secret: string,
+    private readonly intervalMs = 50,
+    private readonly batchSize = 2_000
+  ) {}
+
+  add(click: RawClick): void {
+    this.pending.push(click)
+    if (this.pending.length >= this.batchSize) this.drain()
+    else this.timer ??= setTimeout(() => this.drain(), this.intervalMs)
+  }
+
+  private drain(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    const batch = this.pending
+    if (batch.length === 0) return this.writing
+    this.pending = []
+    const records: Array<ClickRecord> = []
+    for (const raw of batch) {
+      const record = deriveClick(raw, this.geo, this.secret)
+      if (record !== null) records.push(record)
+    }
+    this.writing = this.writing.then(() => this.sink.write(records)).catch((error) => {
+      console.error("click sink write failed", error)
+    })
+    return this.writing
+  }
+
+  /** Everything collected so far reaches the sink and the sink flushes it. */
+  async flush(): Promise<void> {
+    await this.drain()
+    await this.sink.flush()
+  }
+}

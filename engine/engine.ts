@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs"
+import type { Sql } from "postgres"
+import type { Bus } from "../shared/bus/bus.ts"
+import type { RicochetConfig } from "../shared/config.ts"
+import { loadDomainRecord, loadEngineSecret, loadLinkRecord } from "../shared/links/linkQueries.ts"
+import { LinkCache } from "./cache/linkCache.ts"
+import type { ClickSink } from "./clicks/click.ts"
+import { ClickCollector } from "./clicks/collector.ts"
+import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
+import { startEngineServer } from "./http/server.ts"
+
+export interface EngineDeps {
+  readonly config: RicochetConfig
+  /** Read access to the links and domains (a replica will do). */
+  readonly sql: Sql
+  readonly bus: Bus
+  readonly sink: ClickSink
+}
+
+/**
+ * The redirect engine: its cache (filled from the database on misses, kept fresh by the bus),
+ * the click collector, and the uWebSockets.js server.
+ */
+export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
+  const secret = await loadEngineSecret(sql)
+  const cache = new LinkCache(
+    { link: (host, slug) => loadLinkRecord(sql, host, slug), domain: (host) => loadDomainRecord(sql, host) },
+    { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024, ttlMs: config.cacheTtlSeconds * 1000 }
+  )
+  const unsubscribe = bus.subscribe((event) => cache.apply(event), () => cache.reset())
+  const countryDb = config.geoipCountryDb ?? bundledCountryDatabase()
+  if (!existsSync(countryDb)) throw new Error(`RICOCHET_GEOIP_COUNTRY_DB: no file at ${countryDb}`)
+  const geo = makeGeoLookup({ header: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
+  const clicks = new ClickCollector(sink, geo, secret)
+  const server = await startEngineServer({
+    host: config.listenHost,
+    port: config.enginePort,
+    cache,
+    clicks,
+    geo,
+    secret,
+    trustProxy: config.trustProxy,
+    linkScheme: config.linkScheme,
+    status: () => ({ status: "ok", cache: cache.size, queries: cache.queries, clicks: "counts" in sink ? sink.counts : undefined })
+  })
+  return {
+    port: server.port,
+    cache,
+    /** SIGTERM: stop accepting, finish in-flight requests, flush the clicks. */
+    stop: async () => {
+      await server.stop()
+      unsubscribe()
+      await clicks.flush()
+      await sink.close()
+    }
+  }
+}

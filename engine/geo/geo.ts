@@ -1,0 +1,80 @@
+import { Reader, type Response } from "maxmind"
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+
+export interface GeoInfo {
+  readonly country: string | null
+  readonly region: string | null
+  readonly city: string | null
+}
+
+const NONE: GeoInfo = { country: null, region: null, city: null }
+
+/** The CC0 country database shipped with the package: IPv4 and IPv6 in one file, so no family mix-up. */
+export const bundledCountryDatabase = (): string =>
+  createRequire(import.meta.url).resolve("@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb")
+
+interface CityRecord {
+  // ip-location-db layout
+  country_code?: string
+  state1?: string
+  city?: string | { names?: Record<string, string> }
+  // MaxMind GeoLite2/GeoIP2 layout
+  country?: { iso_code?: string }
+  subdivisions?: ReadonlyArray<{ iso_code?: string; names?: Record<string, string> }>
+}
+
+const countryCode = (value: string | undefined | null): string | null =>
+  value !== undefined && value !== null && /^[A-Za-z]{2}$/.test(value) ? value.toUpperCase() : null
+
+/**
+ * Where a visitor is: the trusted proxy header when configured (CF-IPCountry and the like), else
+ * the country database; region and city only when a city database is configured.
+ */
+export const makeGeoLookup = (options: {
+  readonly header: string | undefined
+  readonly countryDatabase: string | undefined
+  readonly cityDatabase: string | undefined
+}) => {
+  const country = options.countryDatabase === undefined
+    ? undefined
+    : new Reader<Response & { country_code?: string; country?: { iso_code?: string } }>(readFileSync(options.countryDatabase))
+  const city = options.cityDatabase === undefined ? undefined : new Reader<Response & CityRecord>(readFileSync(options.cityDatabase))
+  const header = options.header?.toLowerCase()
+
+  const lookupCountry = (ip: string): string | null => {
+    if (country === undefined || ip === "") return null
+    try {
+      const record = country.get(ip)
+      return countryCode(record?.country_code ?? record?.country?.iso_code)
+    } catch {
+      return null
+    }
+  }
+
+  return {
+    /** Only the country: what geo rules need on the hot path. */
+    country: (ip: string, headerValue: string): string | null =>
+      (header !== undefined ? countryCode(headerValue) : null) ?? lookupCountry(ip),
+    headerName: header,
+    /** Country, region and city, for the click record (off the hot path). */
+    locate: (ip: string, headerValue: string): GeoInfo => {
+      const fromHeader = header !== undefined ? countryCode(headerValue) : null
+      if (city === undefined || ip === "") return fromHeader === null && ip === "" ? NONE : { country: fromHeader ?? lookupCountry(ip), region: null, city: null }
+      let record: CityRecord | null = null
+      try {
+        record = city.get(ip)
+      } catch {
+        record = null
+      }
+      const cityName = typeof record?.city === "string" ? record.city : record?.city?.names?.en ?? null
+      return {
+        country: fromHeader ?? countryCode(record?.country_code ?? record?.country?.iso_code) ?? lookupCountry(ip),
+        region: record?.state1 ?? record?.subdivisions?.[0]?.names?.en ?? null,
+        city: cityName
+      }
+    }
+  }
+}
+
+export type GeoLookup = ReturnType<typeof makeGeoLookup>
