@@ -1,3 +1,4 @@
+import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   apiClient,
@@ -606,6 +607,38 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       // LIKE wildcards are literal text.
       expect(await listIds("?search=%25")).toEqual([])
       expect(await listIds("?search=_")).toEqual([])
+    })
+  })
+
+  describe("cursor precision", () => {
+    // PostgreSQL keeps microseconds; links created within one millisecond must still page apart.
+    // Only the postgres backend lets the test set created_at directly (the embedded database has
+    // one connection, held by the server).
+    it.skipIf(backend === "embedded")("pages links created within the same millisecond without skipping any", async () => {
+      const api = client(businessKey)
+      const created: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        const res = await api.post("/v1/links", { url: `https://example.com/same-ms/${i}` })
+        expect(res.status).toBe(201)
+        created.push(res.body.id)
+      }
+      const sql = postgres(db!.url, { max: 1, onnotice: () => {} })
+      try {
+        for (const [i, id] of created.entries()) {
+          await sql`UPDATE links SET created_at = ${`2099-01-01 00:00:00.000${i + 1}00+00`}::text::timestamptz WHERE id = ${id}`
+        }
+      } finally {
+        await sql.end({ timeout: 5 })
+      }
+      const seen: Array<string> = []
+      let cursor: string | null = null
+      for (let page = 0; page < 3; page++) {
+        const res: Res = await api.get(`/v1/links?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
+        expect(res.status).toBe(200)
+        seen.push(...res.body.data.map((l: { id: string }) => l.id))
+        cursor = res.body.nextCursor
+      }
+      expect(seen).toEqual([...created].reverse())
     })
   })
 

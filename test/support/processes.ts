@@ -95,11 +95,14 @@ export interface ControlHandle extends RunningProcess {
   readonly firstKey: string | undefined
 }
 
-/** Starts `main.ts` (npm start) and waits until /healthz answers. */
-export const startControl = async (env: Record<string, string | undefined>): Promise<ControlHandle> => {
+/**
+ * Starts `main.ts` (npm start: control and an engine) or, with `alone`, `ricochet control`, and
+ * waits until /healthz answers.
+ */
+export const startControl = async (env: Record<string, string | undefined>, alone = false): Promise<ControlHandle> => {
   const port = await freePort()
   const fullEnv = { RICOCHET_API_PORT: String(port), RICOCHET_ENGINE_PORT: String(await freePort()), RICOCHET_LISTEN_HOST: "127.0.0.1", ...env }
-  const proc = runTs("main.ts", [], fullEnv)
+  const proc = alone ? runTs("cli/ricochet.ts", ["control"], fullEnv) : runTs("main.ts", [], fullEnv)
   const baseUrl = `http://127.0.0.1:${fullEnv.RICOCHET_API_PORT}`
   await waitFor(async () => {
     if (proc.child.exitCode !== null) throw new Error("exited")
@@ -157,4 +160,98 @@ export const apiClient = (baseUrl: string, key: string | undefined) => {
     delete: (path: string) => call("DELETE", path),
     call
   }
+}
+
+/** Waits until `check` passes (returns true), polling every `everyMs`. Returns the elapsed ms. */
+export const eventually = async (check: () => Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<number> => {
+  const start = Date.now()
+  while (Date.now() - start < timeoutMs) {
+    if (await check().catch(() => false)) return Date.now() - start
+    await new Promise((r) => setTimeout(r, everyMs))
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`)
+}
+
+/** Starts `ricochet engine` and waits until its port answers. */
+export const startEngineProcess = async (env: Record<string, string | undefined>) => {
+  const port = await freePort()
+  const fullEnv = { RICOCHET_ENGINE_PORT: String(port), RICOCHET_LISTEN_HOST: "127.0.0.1", ...env }
+  const proc = runTs("cli/ricochet.ts", ["engine"], fullEnv)
+  const baseUrl = `http://127.0.0.1:${port}`
+  await waitFor(async () => {
+    if (proc.child.exitCode !== null) throw new Error("exited")
+    return (await fetch(`${baseUrl}/.well-known/ricochet/status`)).ok
+  }, 60_000, "engine", proc.output)
+  return { ...proc, baseUrl, port, env: fullEnv }
+}
+
+/** A private NATS server on its own port, so a test can stop and restart it. */
+export const startNats = async (port?: number) => {
+  const natsPort = port ?? (await freePort())
+  const { spawn } = await import("node:child_process")
+  const child = spawn("/usr/sbin/nats-server", ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" })
+  const { connect } = await import("node:net")
+  await waitFor(
+    () => new Promise<boolean>((resolve) => {
+      const socket = connect(natsPort, "127.0.0.1", () => {
+        socket.end()
+        resolve(true)
+      })
+      socket.on("error", () => resolve(false))
+    }),
+    10_000,
+    "nats",
+    () => ""
+  )
+  return {
+    port: natsPort,
+    url: `nats://127.0.0.1:${natsPort}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once("exit", () => resolve())
+        child.kill("SIGTERM")
+      })
+  }
+}
+
+/**
+ * One request to an engine for host/path, without following redirects. node:http rather than
+ * fetch, which does not let a caller set the Host header.
+ */
+export const visit = async (
+  engineUrl: string,
+  host: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {}
+): Promise<{ status: number; location: string | null; headers: Record<string, string | string[] | undefined>; body: string }> => {
+  const { request } = await import("node:http")
+  const url = new URL(engineUrl)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: init.method ?? "GET",
+        path,
+        headers: {
+          host,
+          "user-agent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+          ...init.headers
+        },
+        agent: false
+      },
+      (res) => {
+        let body = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk) => (body += chunk))
+        res.on("end", () => {
+          const location = res.headers.location
+          resolve({ status: res.statusCode ?? 0, location: typeof location === "string" ? location : null, headers: res.headers, body })
+        })
+      }
+    )
+    req.on("error", reject)
+    req.end(init.body)
+  })
 }
