@@ -1,3 +1,4 @@
+import { isIP } from "node:net"
 import * as path from "node:path"
 
 /**
@@ -85,16 +86,22 @@ const positiveNumber = (env: Env, name: string, fallback: number): number => {
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/
 
+/** host:port entries as Node's resolver takes them: `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53`. */
 const dnsServers = (env: Env, name: string): Array<string> => {
   const raw = nonEmpty(env, name)
   if (raw === undefined) return []
   return raw.split(",").map((entry) => {
     const server = entry.trim()
-    const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(server)
-    const host = match?.[1] ?? match?.[2]
-    if (match === null || host === undefined || (match[2] !== undefined && !IPV4.test(host)) || Number(match[3] ?? 53) > 65535) {
-      throw new ConfigError(name, `must be a comma-separated list of IP[:port] (got ${JSON.stringify(server)})`)
-    }
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server)
+    const v4 = /^([^:]+)(?::(\d{1,5}))?$/.exec(server)
+    const [address, port] = bracketed !== null
+      ? [bracketed[1], bracketed[2]]
+      : v4 !== null
+      ? [v4[1], v4[2]]
+      : [server, undefined]
+    const family = isIP(address)
+    const valid = (bracketed !== null ? family === 6 : v4 !== null ? family === 4 : family === 6) && Number(port ?? 53) <= 65535
+    if (!valid) throw new ConfigError(name, `must be a comma-separated list of IP or IP:port entries (got ${JSON.stringify(server)})`)
     return server
   })
 }

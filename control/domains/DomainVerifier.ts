@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { ControlConfig } from "../ControlConfig.ts"
 import { Database } from "../db/Database.ts"
 import { makeDnsLookup } from "./dnsLookup.ts"
-import { checkStateOf, claimDueDomains, type DomainRow, recordCheck } from "./repository.ts"
+import { claimDueDomains, type DomainRow, recordCheck } from "./repository.ts"
 import { type DnsTargets, evaluate, expectedRecords, nextState } from "./verification.ts"
 
 export interface CheckOutcome {
@@ -29,8 +29,7 @@ export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(funct
       const records = expectedRecords(row.host, row.verification_token, targets)
       const answers = await lookup(row.host, records[0].name, targets.cnameTarget)
       const { ok, reason } = evaluate(records, answers)
-      const state = nextState(checkStateOf(row), ok, new Date(), graceMs)
-      const updated = await recordCheck(sql, row.id, row.status, state, reason, config.domainRecheckSeconds)
+      const updated = await recordCheck(sql, row.id, (current) => nextState(current, ok, new Date(), graceMs), reason, config.domainRecheckSeconds)
       return { row: updated, ok, reason }
     }
   })

@@ -125,16 +125,22 @@ export const deleteDomain = async (sql: Sql, workspaceId: string, id: string): P
   })
 }
 
-/** Stores one check's outcome; a status change is announced to the engines. */
+/**
+ * Stores one check's outcome. The new state is worked out from the row as it is now, under a row
+ * lock, so a verify call and the background job finishing together cannot overwrite each other's
+ * result; a status change is announced to the engines.
+ */
 export const recordCheck = async (
   sql: Sql,
   id: string,
-  previous: DomainStatus,
-  state: CheckState,
+  next: (current: CheckState) => CheckState,
   reason: string,
   recheckSeconds: number
 ): Promise<DomainRow | undefined> =>
   (await sql.begin(async (tx) => {
+    const [current] = await tx<DomainRow[]>`SELECT ${tx.unsafe(COLUMNS)} FROM domains WHERE id = ${id} FOR UPDATE`
+    if (current === undefined) return undefined
+    const state = next(checkStateOf(current))
     const [row] = await tx<DomainRow[]>`
       UPDATE domains SET
         status = ${state.status},
@@ -147,7 +153,7 @@ export const recordCheck = async (
         updated_at = CASE WHEN status = ${state.status} THEN updated_at ELSE clock_timestamp() END
       WHERE id = ${id}
       RETURNING ${tx.unsafe(COLUMNS)}`
-    if (row !== undefined && row.status !== previous) {
+    if (row.status !== current.status) {
       await writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }])
     }
     return row

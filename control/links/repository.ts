@@ -49,11 +49,26 @@ export interface ListFilters {
 export const encodeCursor = (row: LinkRow): string =>
   Buffer.from(JSON.stringify([row.created_key, row.id])).toString("base64url")
 
+/**
+ * created_at as PostgreSQL prints it (`2026-01-31 12:00:00.123456+00`), a real date: the only text
+ * the cursor query casts, so a forged cursor is a 422 and never a database error.
+ */
+const CREATED_KEY = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/
+
+const isCreatedKey = (text: string): boolean => {
+  const m = CREATED_KEY.exec(text)
+  if (m === null) return false
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number)
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d &&
+    date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === sec
+}
+
 export const decodeCursor = (cursor: string): { createdKey: string; id: string } | undefined => {
   try {
     const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
     if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string" &&
-      !Number.isNaN(Date.parse(value[0].replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00")))) {
+      isCreatedKey(value[0])) {
       return { createdKey: value[0], id: value[1] }
     }
   } catch {
@@ -66,7 +81,9 @@ const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) =>
 
 /**
  * Newest first by (created_at, id), resuming strictly after the cursor's pair: links created
- * while a client pages through never shift or repeat the pages it has not read yet.
+ * while a client pages through never shift or repeat the pages it has not read yet. The cursor's
+ * time goes in as text: as a timestamptz parameter postgres.js would pass it through a JS Date and
+ * drop the microseconds, skipping links created within the same millisecond as the page's last.
  */
 export const listLinks = async (sql: Q, workspaceId: string, f: ListFilters) => {
   const none = sql``
@@ -78,7 +95,7 @@ export const listLinks = async (sql: Q, workspaceId: string, f: ListFilters) => 
     ${f.search !== undefined && f.search !== ""
       ? sql`AND (l.slug ILIKE ${likePattern(f.search)} OR l.title ILIKE ${likePattern(f.search)} OR l.url ILIKE ${likePattern(f.search)})`
       : none}
-    ${f.cursor !== undefined ? sql`AND (l.created_at, l.id) < (${f.cursor.createdKey}::timestamptz, ${f.cursor.id})` : none}
+    ${f.cursor !== undefined ? sql`AND (l.created_at, l.id) < (${f.cursor.createdKey}::text::timestamptz, ${f.cursor.id})` : none}
     ORDER BY l.created_at DESC, l.id DESC
     LIMIT ${f.limit + 1}`
   const page = rows.slice(0, f.limit)
