@@ -4,6 +4,8 @@ import { startAdminChannel } from "./admin/adminChannel.ts"
 import { ControlConfig } from "./ControlConfig.ts"
 import { Database, embeddedLayer, postgresLayer } from "./db/Database.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
+import { ClickStoreLayer } from "./analytics/ClickStore.ts"
+import { CompactionJob } from "./analytics/CompactionJob.ts"
 import { ChangeBusLayer } from "./bus.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
@@ -61,7 +63,7 @@ const Ready = Layer.effectDiscard(Effect.gen(function*() {
 /** What control and an engine in the same process share: config, database, bus, DNS verifier. */
 export const CoreLayer = (config: RicochetConfig) => {
   const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
-  return Layer.merge(base, DomainVerifierLayer.pipe(Layer.provide(base)))
+  return Layer.mergeAll(base, DomainVerifierLayer.pipe(Layer.provide(base)), ClickStoreLayer.pipe(Layer.provide(base)))
 }
 
 /**
@@ -69,7 +71,7 @@ export const CoreLayer = (config: RicochetConfig) => {
  * line. The server only accepts requests once the first-start workspace exists.
  */
 export const ControlParts = (config: RicochetConfig) => {
-  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher)
+  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob)
   const server = ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provide(startup))
   return Ready.pipe(Layer.provide(server))
 }

@@ -2,20 +2,34 @@ import { Effect, Layer } from "effect"
 import { ControlConfig } from "../control/ControlConfig.ts"
 import { Database } from "../control/db/Database.ts"
 import { ChangeBus } from "../control/outbox/publisher.ts"
-import { MemoryClickSink } from "./clicks/click.ts"
+import { hostname } from "node:os"
+import * as path from "node:path"
+import { openDuckDb } from "../shared/clicks/parquet.ts"
+import { SpoolSink } from "./clicks/spoolSink.ts"
 import { startEngine } from "./engine.ts"
 
 /**
  * The engine as a scoped resource: started with the process, stopped gracefully (in-flight
  * requests answered, clicks flushed) when the process is interrupted by SIGTERM or SIGINT.
- * Clicks go to an in-memory counting sink until the Parquet writer lands.
+ * Clicks go to the spool and from there to Parquet under the clicks directory.
  */
 export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* ControlConfig
   const { sql } = yield* Database
   const bus = yield* ChangeBus
+  const engineId = config.engineId ?? `${hostname()}-${config.enginePort}`
+  const sink = yield* Effect.promise(async () =>
+    SpoolSink.open({
+      spoolDir: path.join(config.spoolDir, engineId),
+      clicksDir: config.clicksDir,
+      engineId,
+      fsyncMs: config.spoolFsyncMs,
+      rollMs: config.rollSeconds * 1000,
+      duck: await openDuckDb(1)
+    })
+  )
   const engine = yield* Effect.acquireRelease(
-    Effect.promise(() => startEngine({ config, sql, bus, sink: new MemoryClickSink() })),
+    Effect.promise(() => startEngine({ config, sql, bus, sink })),
     (engine) => Effect.promise(() => engine.stop())
   )
   const host = config.listenHost === "0.0.0.0" ? "localhost" : config.listenHost

@@ -4,7 +4,7 @@ import type { Bus } from "../shared/bus/bus.ts"
 import type { RicochetConfig } from "../shared/config.ts"
 import { loadDomainRecord, loadEngineSecret, loadLinkRecord } from "../shared/links/linkQueries.ts"
 import { LinkCache } from "./cache/linkCache.ts"
-import type { ClickSink } from "./clicks/click.ts"
+import type { ClickSink } from "../shared/clicks/click.ts"
 import { ClickCollector } from "./clicks/collector.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
 import { startEngineServer } from "./http/server.ts"
@@ -41,7 +41,13 @@ export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
     secret,
     trustProxy: config.trustProxy,
     linkScheme: config.linkScheme,
-    status: () => ({ status: "ok", cache: cache.size, queries: cache.queries, clicks: "counts" in sink ? sink.counts : undefined })
+    status: () => ({
+      status: "ok",
+      cache: cache.size,
+      queries: cache.queries,
+      clicks: clicks.counts,
+      sink: "counts" in sink ? sink.counts : undefined
+    })
   })
   return {
     port: server.port,

@@ -34,6 +34,15 @@ export interface RicochetConfig {
   readonly cacheMaxLinks: number
   readonly cacheMaxMegabytes: number
   readonly cacheTtlSeconds: number
+  /** Click pipeline: Parquet files, the engine's spool, its id, fsync and roll cadence. */
+  readonly clicksDir: string
+  readonly spoolDir: string
+  readonly engineId: string | undefined
+  readonly spoolFsyncMs: number
+  readonly rollSeconds: number
+  /** Control: how often finished hours are compacted, and how long an hour settles first. */
+  readonly compactSeconds: number
+  readonly compactSettleSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -84,6 +93,14 @@ const positiveNumber = (env: Env, name: string, fallback: number): number => {
   return value
 }
 
+const nonNegativeNumber = (env: Env, name: string, fallback: number): number => {
+  const raw = nonEmpty(env, name)
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(name, `must be a number of 0 or more (got ${JSON.stringify(raw)})`)
+  return value
+}
+
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/
 
 /** host:port entries as Node's resolver takes them: `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53`. */
@@ -125,6 +142,14 @@ const headerName = (env: Env, name: string): string | undefined => {
   return raw
 }
 
+const engineId = (env: Env, name: string): string | undefined => {
+  const raw = nonEmpty(env, name)
+  if (raw !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError(name, `must be 1 to 64 letters, digits, '.', '_' or '-' (got ${JSON.stringify(raw)})`)
+  }
+  return raw
+}
+
 const ipv4 = (env: Env, name: string): string | undefined => {
   const raw = nonEmpty(env, name)
   if (raw !== undefined && !IPV4.test(raw)) throw new ConfigError(name, `must be an IPv4 address (got ${JSON.stringify(raw)})`)
@@ -141,8 +166,9 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     throw new ConfigError("RICOCHET_LINK_SCHEME", `must be http or https (got ${JSON.stringify(scheme)})`)
   }
   const listenHost = nonEmpty(env, "RICOCHET_LISTEN_HOST") ?? "0.0.0.0"
+  const dataDir = path.resolve(nonEmpty(env, "RICOCHET_DATA_DIR") ?? "./data")
   return {
-    dataDir: path.resolve(nonEmpty(env, "RICOCHET_DATA_DIR") ?? "./data"),
+    dataDir,
     apiPort: port(env, "RICOCHET_API_PORT", 3000),
     enginePort: port(env, "RICOCHET_ENGINE_PORT", 8080),
     listenHost,
@@ -161,6 +187,13 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     geoipCityDb: nonEmpty(env, "RICOCHET_GEOIP_CITY_DB"),
     cacheMaxLinks: Math.floor(positiveNumber(env, "RICOCHET_CACHE_MAX_LINKS", 2_000_000)),
     cacheMaxMegabytes: positiveNumber(env, "RICOCHET_CACHE_MAX_MB", 1024),
-    cacheTtlSeconds: positiveNumber(env, "RICOCHET_CACHE_TTL_SECONDS", 60)
+    cacheTtlSeconds: positiveNumber(env, "RICOCHET_CACHE_TTL_SECONDS", 60),
+    clicksDir: path.resolve(nonEmpty(env, "RICOCHET_CLICKS_DIR") ?? path.join(dataDir, "clicks")),
+    spoolDir: path.resolve(nonEmpty(env, "RICOCHET_SPOOL_DIR") ?? path.join(dataDir, "spool")),
+    engineId: engineId(env, "RICOCHET_ENGINE_ID"),
+    spoolFsyncMs: positiveNumber(env, "RICOCHET_SPOOL_FSYNC_MS", 100),
+    rollSeconds: positiveNumber(env, "RICOCHET_ROLL_SECONDS", 2),
+    compactSeconds: positiveNumber(env, "RICOCHET_COMPACT_SECONDS", 300),
+    compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600)
   }
 }

@@ -2,7 +2,7 @@ import { xxh64 } from "@node-rs/xxhash"
 import type { GeoLookup } from "../geo/geo.ts"
 import { classifyAudience } from "../visitors/audience.ts"
 import { parseDevice } from "../visitors/device.ts"
-import type { ClickRecord, ClickSink, RawClick } from "./click.ts"
+import type { ClickRecord, ClickSink, RawClick } from "../../shared/clicks/click.ts"
 
 const refererHost = (referer: string): string | null => {
   if (referer === "") return null
@@ -68,6 +68,8 @@ export class ClickCollector {
   private pending: Array<RawClick> = []
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
+  /** Visits seen by audience (bots are seen but never written). */
+  readonly counts = { people: 0, agent: 0, bot: 0 }
 
   constructor(
     private readonly sink: ClickSink,
@@ -92,7 +94,11 @@ export class ClickCollector {
     const records: Array<ClickRecord> = []
     for (const raw of batch) {
       const record = deriveClick(raw, this.geo, this.secret)
-      if (record !== null) records.push(record)
+      if (record === null) this.counts.bot++
+      else {
+        this.counts[record.audience]++
+        records.push(record)
+      }
     }
     this.writing = this.writing.then(() => this.sink.write(records)).catch((error) => {
       console.error("click sink write failed", error)

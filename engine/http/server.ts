@@ -104,8 +104,12 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: ReadonlyArray<readonly [string, string]>, body = "") => {
     res.writeStatus(STATUS_LINE[status] ?? `${status}`)
     for (const [name, value] of headers) res.writeHeader(name, value)
-    if (head) res.endWithoutBody(Buffer.byteLength(body))
-    else res.end(body)
+    if (head) {
+      // uWS.js 20.30: endWithoutBody(n) with n > 0 leaves the response pending, which aborts the
+      // process when it happens inside a request handler. Report the length ourselves instead.
+      res.writeHeader("content-length", String(Buffer.byteLength(body)))
+      res.endWithoutBody()
+    } else res.end(body)
   }
 
   const page = (res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: ReadonlyArray<readonly [string, string]> = []) =>

@@ -1,8 +1,8 @@
+import type { DeviceClass } from "../../shared/clicks/click.ts"
 import { UAParser } from "ua-parser-js"
 import { BoundedMemo } from "./boundedMemo.ts"
 
-/** The analytics device class (design.md, "Who clicked"). */
-export type DeviceClass = "desktop" | "mobile" | "tablet" | "tv" | "console" | "other"
+export type { DeviceClass }
 
 /** What link device rules (`ios`, `android`, `desktop`) match on; `other` matches no rule. */
 export type Platform = "ios" | "android" | "desktop" | "other"

@@ -573,6 +573,12 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expectError(await apiL.get(`/v1/links?cursor=${forged({ a: 1 })}`), 422, "unprocessable_entity", ["cursor"])
       expectError(await apiL.get(`/v1/links?cursor=${forged(["yesterday", "lnk_x"])}`), 422, "unprocessable_entity", ["cursor"])
       expectError(await apiL.get(`/v1/links?cursor=${forged(["2020", "lnk_x"])}`), 422, "unprocessable_entity", ["cursor"])
+      expectError(await apiL.get(`/v1/links?cursor=${forged(["2020-02-30 00:00:00+00", "lnk_x"])}`), 422, "unprocessable_entity", ["cursor"])
+      expectError(await apiL.get(`/v1/links?cursor=${forged(["1/2/2020", "lnk_x"])}`), 422, "unprocessable_entity", ["cursor"])
+      // A cursor of the API's own shape that points before every link: an empty last page.
+      const early = await apiL.get(`/v1/links?cursor=${forged(["2000-01-01 00:00:00.5+00", "lnk_x"])}`)
+      expect(early.status).toBe(200)
+      expect(early.body).toEqual({ data: [], nextCursor: null })
       expectError(await apiL.get(`/v1/links?search=${"s".repeat(101)}`), 422, "unprocessable_entity", ["search"])
       expect(await listIds(`?search=${"s".repeat(100)}`)).toEqual([])
     })

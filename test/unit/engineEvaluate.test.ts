@@ -1,3 +1,4 @@
+import { xxh32 } from "@node-rs/xxhash"
 import { describe, expect, it } from "vitest"
 import type { LinkRecord } from "../../shared/links/linkRecord.ts"
 import { compileLink } from "../../engine/links/compile.ts"
@@ -89,7 +90,7 @@ const visitOf = (facts: Facts = {}) => {
 const evaluate = (fields: Partial<LinkRecord>, facts: Facts = {}, domainExpiredUrl: string | null = null): Decision =>
   evaluateLink(link(fields), visitOf(facts).visit, domainExpiredUrl)
 
-const redirectTo = (location: string, extra: Partial<{ status: number; destination: string; variant: number | null }> = {}) => ({
+const redirectTo = (location: string, extra: Partial<{ status: number; destination: string; variant: number | null }> = {}): Decision => ({
   kind: "redirect",
   status: extra.status ?? 302,
   location,
@@ -302,6 +303,19 @@ describe("step 6: destination (geo, then device, then A/B, then url)", () => {
       }
       expect(pickVariant(again, key)).toBe(variant)
     }
+  })
+
+  it("every bucket of xxh32(visitor, link seed) mod total falls in its variant's slice of the cumulative weights", () => {
+    const compiled = link({ abTest: abTest(null, [10, 30, 60]) })
+    const expected = (bucket: number) => (bucket < 10 ? 0 : bucket < 40 ? 1 : 2)
+    const seen = new Set<number>()
+    for (let i = 0; seen.size < 100 && i < 100_000; i++) {
+      const key = `k${i}`
+      const bucket = xxh32(key, compiled.abSeed) % 100
+      seen.add(bucket)
+      expect(pickVariant(compiled, key), `bucket ${bucket}`).toBe(expected(bucket))
+    }
+    expect(seen.size).toBe(100)
   })
 
   it("variant 0 is the link's own url and carries the link's utm like any destination", () => {

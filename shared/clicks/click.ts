@@ -1,4 +1,5 @@
-import type { DeviceClass } from "../visitors/device.ts"
+/** The analytics device classes (design.md). */
+export type DeviceClass = "desktop" | "mobile" | "tablet" | "tv" | "console" | "other"
 
 /** What the hot path captures of a counted visit: raw, cheap to take; derived later in batches. */
 export interface RawClick {

@@ -1,0 +1,39 @@
+import type { DuckDBConnection } from "@duckdb/node-api"
+import { DuckDBInstance } from "@duckdb/node-api"
+import { Context, Effect, Layer } from "effect"
+import { ControlConfig } from "../ControlConfig.ts"
+
+/**
+ * DuckDB over the click Parquet files. Queries run on DuckDB's own threads, so an analytics
+ * query never blocks the event loop that serves other requests (or, in one process, redirects).
+ */
+export class ClickStore extends Context.Service<ClickStore, {
+  readonly clicksDir: string
+  readonly query: (sql: string) => Promise<Array<Record<string, unknown>>>
+  readonly run: (sql: string) => Promise<void>
+}>()("ricochet/ClickStore") {}
+
+const toPlain = (value: unknown): unknown => (typeof value === "bigint" ? Number(value) : value)
+
+export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
+  const config = yield* ControlConfig
+  const instance = yield* Effect.promise(() => DuckDBInstance.create(":memory:", { threads: "2" }))
+  // Two connections: a long query does not hold up a short one.
+  const connections: Array<DuckDBConnection> = yield* Effect.promise(() => Promise.all([instance.connect(), instance.connect()]))
+  yield* Effect.addFinalizer(() => Effect.sync(() => {
+    for (const connection of connections) connection.closeSync()
+    instance.closeSync()
+  }))
+  let next = 0
+  const pick = () => connections[next++ % connections.length]
+  return ClickStore.of({
+    clicksDir: config.clicksDir,
+    query: async (sql) => {
+      const reader = await pick().runAndReadAll(sql)
+      return reader.getRowObjects().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toPlain(v)])))
+    },
+    run: async (sql) => {
+      await pick().run(sql)
+    }
+  })
+}))

@@ -1,0 +1,84 @@
+import type { Sql } from "postgres"
+import { type ApiError, fieldError } from "../http/ApiError.ts"
+import { commaList } from "../links/schema.ts"
+import { PLAN_LIMITS, type Plan } from "../plans/plans.ts"
+import type { AnalyticsQuery, Interval } from "./schema.ts"
+import type { ClickFilter } from "./sql.ts"
+
+const DAY = 86_400_000
+const INTERVAL_MS: Record<Exclude<Interval, "all">, number> = { "24h": DAY, "7d": 7 * DAY, "30d": 30 * DAY, "90d": 90 * DAY, "1y": 365 * DAY }
+
+/** The window: ends now, starts at the interval or the plan's history, whichever is later. */
+export const analyticsWindow = (interval: Interval, plan: Plan, nowMs: number): { fromMs: number; toMs: number } => {
+  const history = nowMs - PLAN_LIMITS[plan].analyticsHistoryDays * DAY
+  const wanted = interval === "all" ? history : nowMs - INTERVAL_MS[interval]
+  return { fromMs: Math.max(wanted, history), toMs: nowMs }
+}
+
+const intersect = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string>): ReadonlyArray<string> =>
+  a === null ? b : a.filter((id) => b.includes(id))
+
+/**
+ * Turns the link-selecting parameters (linkId, domain + slug, domain, folderId, tagIds) into link
+ * ids or a domain, read from PostgreSQL at query time. Ids that are not the workspace's are 422s.
+ */
+export const resolveFilter = async (
+  sql: Sql,
+  workspaceId: string,
+  q: AnalyticsQuery,
+  window: { fromMs: number; toMs: number }
+): Promise<ClickFilter | ApiError> => {
+  let linkIds: ReadonlyArray<string> | null = null
+  let domain: string | null = null
+  if (q.linkId !== undefined) {
+    const [row] = await sql`SELECT id FROM links WHERE workspace_id = ${workspaceId} AND id = ${q.linkId}`
+    if (row === undefined) return fieldError(["linkId"], `No link with id ${JSON.stringify(q.linkId)} in this workspace`, "unknown_reference")
+    linkIds = [q.linkId]
+  }
+  if (q.domain !== undefined || q.slug !== undefined) {
+    const host = q.domain?.toLowerCase()
+    const [found] = host === undefined
+      ? await sql<{ host: string }[]>`SELECT host FROM domains WHERE workspace_id = ${workspaceId} AND is_primary`
+      : await sql<{ host: string }[]>`SELECT host FROM domains WHERE workspace_id = ${workspaceId} AND host = ${host}`
+    if (found === undefined) return fieldError(["domain"], `${JSON.stringify(q.domain)} is not a domain of this workspace`, "unknown_reference")
+    domain = found.host
+    if (q.slug !== undefined) {
+      const [link] = await sql<{ id: string }[]>`
+        SELECT l.id FROM links l JOIN domains d ON d.id = l.domain_id
+        WHERE l.workspace_id = ${workspaceId} AND d.host = ${found.host} AND l.slug = ${q.slug}`
+      if (link === undefined) return fieldError(["slug"], `No link ${JSON.stringify(q.slug)} on ${found.host}`, "unknown_reference")
+      linkIds = intersect(linkIds, [link.id])
+    }
+  }
+  if (q.folderId !== undefined) {
+    const [folder] = await sql`SELECT 1 FROM folders WHERE workspace_id = ${workspaceId} AND id = ${q.folderId}`
+    if (folder === undefined) return fieldError(["folderId"], `No folder with id ${JSON.stringify(q.folderId)} in this workspace`, "unknown_reference")
+    const rows = await sql<{ id: string }[]>`SELECT id FROM links WHERE workspace_id = ${workspaceId} AND folder_id = ${q.folderId}`
+    linkIds = intersect(linkIds, rows.map((r) => r.id))
+  }
+  const tagIds = commaList(q.tagIds)
+  if (tagIds.length > 0) {
+    const known = new Set((await sql<{ id: string }[]>`SELECT id FROM tags WHERE workspace_id = ${workspaceId} AND id = ANY(${tagIds})`).map((r) => r.id))
+    const unknown = tagIds.findIndex((id) => !known.has(id))
+    if (unknown >= 0) return fieldError(["tagIds"], `No tag with id ${JSON.stringify(tagIds[unknown])} in this workspace`, "unknown_reference")
+    const rows = await sql<{ link_id: string }[]>`
+      SELECT DISTINCT lt.link_id FROM link_tags lt JOIN links l ON l.id = lt.link_id
+      WHERE l.workspace_id = ${workspaceId} AND lt.tag_id = ANY(${tagIds})`
+    linkIds = intersect(linkIds, rows.map((r) => r.link_id))
+  }
+  return {
+    workspaceId,
+    ...window,
+    linkIds,
+    domain,
+    countries: commaList(q.country),
+    devices: commaList(q.device),
+    browsers: commaList(q.browser),
+    oses: commaList(q.os),
+    referers: commaList(q.referer),
+    utmSources: commaList(q.utmSource),
+    utmMediums: commaList(q.utmMedium),
+    utmCampaigns: commaList(q.utmCampaign),
+    audience: q.audience === undefined ? null : q.audience === "people" ? "people" : "agent"
+  }
+}

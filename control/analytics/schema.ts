@@ -1,0 +1,73 @@
+import { Schema } from "effect"
+
+export const GROUP_BYS = [
+  "count", "timeseries", "countries", "regions", "cities", "devices", "browsers", "os", "referers",
+  "top_links", "utm_sources", "utm_mediums", "utm_campaigns", "utm_terms", "utm_contents"
+] as const
+export type GroupBy = (typeof GROUP_BYS)[number]
+
+export const INTERVALS = ["24h", "7d", "30d", "90d", "1y", "all"] as const
+export type Interval = (typeof INTERVALS)[number]
+
+export const ANALYTICS_DEVICES = ["desktop", "mobile", "tablet", "tv", "console", "other"] as const
+
+const OneOrMany = Schema.Union([Schema.String, Schema.Array(Schema.String)])
+
+const countries = Schema.makeFilter((value: string | ReadonlyArray<string>) => {
+  const list = (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")
+  return list.every((c) => /^[A-Za-z]{2}$/.test(c)) || "Expected ISO 3166-1 alpha-2 country codes"
+}, { expected: "ISO 3166-1 alpha-2 country codes" })
+
+const devices = Schema.makeFilter((value: string | ReadonlyArray<string>) => {
+  const list = (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")
+  return list.every((d) => (ANALYTICS_DEVICES as ReadonlyArray<string>).includes(d)) || `Expected ${ANALYTICS_DEVICES.join(", ")}`
+}, { expected: ANALYTICS_DEVICES.join(", ") })
+
+export const AnalyticsQuery = Schema.Struct({
+  groupBy: Schema.optionalKey(Schema.Literals(GROUP_BYS)),
+  interval: Schema.optionalKey(Schema.Literals(INTERVALS)),
+  linkId: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
+  domain: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
+  slug: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
+  folderId: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
+  tagIds: Schema.optionalKey(OneOrMany),
+  country: Schema.optionalKey(OneOrMany.check(countries)),
+  device: Schema.optionalKey(OneOrMany.check(devices)),
+  browser: Schema.optionalKey(OneOrMany),
+  os: Schema.optionalKey(OneOrMany),
+  referer: Schema.optionalKey(OneOrMany),
+  utmSource: Schema.optionalKey(OneOrMany),
+  utmMedium: Schema.optionalKey(OneOrMany),
+  utmCampaign: Schema.optionalKey(OneOrMany),
+  audience: Schema.optionalKey(Schema.Literals(["people", "agents"])),
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
+}).annotate({ identifier: "AnalyticsQuery" })
+export type AnalyticsQuery = typeof AnalyticsQuery.Type
+
+const Counts = { clicks: Schema.Number, people: Schema.Number, agents: Schema.Number }
+const Nullable = Schema.NullOr(Schema.String)
+
+/** Row shapes of design.md: one key field (or several for regions and cities), then the counts. */
+export const AnalyticsRow = Schema.Union([
+  Schema.Struct(Counts),
+  Schema.Struct({ start: Schema.String, ...Counts }),
+  Schema.Struct({ country: Nullable, ...Counts }),
+  Schema.Struct({ country: Nullable, region: Nullable, ...Counts }),
+  Schema.Struct({ country: Nullable, region: Nullable, city: Nullable, ...Counts }),
+  Schema.Struct({ device: Schema.String, ...Counts }),
+  Schema.Struct({ browser: Schema.String, ...Counts }),
+  Schema.Struct({ os: Schema.String, ...Counts }),
+  Schema.Struct({ referer: Schema.String, ...Counts }),
+  Schema.Struct({ linkId: Schema.String, domain: Schema.String, slug: Schema.String, shortLink: Schema.String, url: Schema.String, ...Counts }),
+  Schema.Struct({ utmSource: Schema.String, ...Counts }),
+  Schema.Struct({ utmMedium: Schema.String, ...Counts }),
+  Schema.Struct({ utmCampaign: Schema.String, ...Counts }),
+  Schema.Struct({ utmTerm: Schema.String, ...Counts }),
+  Schema.Struct({ utmContent: Schema.String, ...Counts })
+])
+
+export const AnalyticsResponse = Schema.Struct({
+  start: Schema.String,
+  end: Schema.String,
+  data: Schema.Union([Schema.Struct(Counts), Schema.Array(AnalyticsRow)])
+}).annotate({ identifier: "Analytics" })

@@ -1,0 +1,102 @@
+import { quote } from "../../shared/clicks/parquet.ts"
+import type { GroupBy } from "./schema.ts"
+
+/** A resolved analytics question: everything needed to build the DuckDB query. */
+export interface ClickFilter {
+  readonly workspaceId: string
+  readonly fromMs: number
+  readonly toMs: number
+  /** null: any link of the workspace. */
+  readonly linkIds: ReadonlyArray<string> | null
+  readonly domain: string | null
+  readonly countries: ReadonlyArray<string>
+  readonly devices: ReadonlyArray<string>
+  readonly browsers: ReadonlyArray<string>
+  readonly oses: ReadonlyArray<string>
+  readonly referers: ReadonlyArray<string>
+  readonly utmSources: ReadonlyArray<string>
+  readonly utmMediums: ReadonlyArray<string>
+  readonly utmCampaigns: ReadonlyArray<string>
+  readonly audience: "people" | "agent" | null
+}
+
+const ts = (ms: number) => `TIMESTAMP ${quote(new Date(ms).toISOString().replace("T", " ").replace("Z", ""))}`
+const inList = (column: string, values: ReadonlyArray<string>) => `${column} IN (${values.map(quote).join(", ")})`
+
+/** The WHERE clause: every filter is ANDed; the values of one filter are ORed. */
+export const whereClause = (f: ClickFilter): string => {
+  const parts = [`workspace_id = ${quote(f.workspaceId)}`, `timestamp >= ${ts(f.fromMs)}`, `timestamp <= ${ts(f.toMs)}`]
+  if (f.linkIds !== null) parts.push(f.linkIds.length === 0 ? "false" : inList("link_id", f.linkIds))
+  if (f.domain !== null) parts.push(`domain = ${quote(f.domain)}`)
+  if (f.countries.length > 0) parts.push(inList("country", f.countries.map((c) => c.toUpperCase())))
+  if (f.devices.length > 0) parts.push(inList("device", f.devices))
+  if (f.browsers.length > 0) parts.push(`lower(browser) IN (${f.browsers.map((b) => quote(b.toLowerCase())).join(", ")})`)
+  if (f.oses.length > 0) parts.push(`lower(os) IN (${f.oses.map((o) => quote(o.toLowerCase())).join(", ")})`)
+  if (f.referers.length > 0) {
+    const direct = f.referers.includes("(direct)")
+    const hosts = f.referers.filter((r) => r !== "(direct)").map((r) => r.toLowerCase())
+    const options = [...(hosts.length > 0 ? [inList("referer_host", hosts)] : []), ...(direct ? ["referer_host IS NULL"] : [])]
+    parts.push(`(${options.join(" OR ")})`)
+  }
+  if (f.utmSources.length > 0) parts.push(inList("utm_source", f.utmSources))
+  if (f.utmMediums.length > 0) parts.push(inList("utm_medium", f.utmMediums))
+  if (f.utmCampaigns.length > 0) parts.push(inList("utm_campaign", f.utmCampaigns))
+  if (f.audience !== null) parts.push(`audience = ${quote(f.audience)}`)
+  return parts.join(" AND ")
+}
+
+const COUNTS = "count(*)::BIGINT AS clicks, count(*) FILTER (WHERE audience = 'people')::BIGINT AS people, count(*) FILTER (WHERE audience = 'agent')::BIGINT AS agents"
+
+/** The grouping of each breakdown: the SELECT keys (with their output names) and what rows count. */
+const BREAKDOWNS: Partial<Record<GroupBy, { keys: ReadonlyArray<[string, string]>; where?: string }>> = {
+  countries: { keys: [["country", "country"]] },
+  regions: { keys: [["country", "country"], ["region", "region"]] },
+  cities: { keys: [["country", "country"], ["region", "region"], ["city", "city"]] },
+  devices: { keys: [["device", "device"]] },
+  browsers: { keys: [["browser", "browser"]] },
+  os: { keys: [["os", "os"]] },
+  referers: { keys: [["coalesce(referer_host, '(direct)')", "referer"]] },
+  top_links: { keys: [["link_id", "linkId"]] },
+  utm_sources: { keys: [["utm_source", "utmSource"]], where: "utm_source IS NOT NULL" },
+  utm_mediums: { keys: [["utm_medium", "utmMedium"]], where: "utm_medium IS NOT NULL" },
+  utm_campaigns: { keys: [["utm_campaign", "utmCampaign"]], where: "utm_campaign IS NOT NULL" },
+  utm_terms: { keys: [["utm_term", "utmTerm"]], where: "utm_term IS NOT NULL" },
+  utm_contents: { keys: [["utm_content", "utmContent"]], where: "utm_content IS NOT NULL" }
+}
+
+export const breakdownKeys = (groupBy: GroupBy): ReadonlyArray<string> => BREAKDOWNS[groupBy]?.keys.map(([, name]) => name) ?? []
+
+/**
+ * The DuckDB query for one question over the given files. Breakdowns list most clicks first,
+ * ties by key; timeseries groups by hour or day (UTC) and leaves filling empty buckets to the caller.
+ */
+export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): string => {
+  const source = `read_parquet([${files.map(quote).join(", ")}])`
+  const where = whereClause(f)
+  if (groupBy === "count") return `SELECT ${COUNTS} FROM ${source} WHERE ${where}`
+  if (groupBy === "timeseries") {
+    return `SELECT strftime(date_trunc('${bucket}', timestamp), '%Y-%m-%dT%H:%M:%S.000Z') AS start, ${COUNTS}
+            FROM ${source} WHERE ${where} GROUP BY 1 ORDER BY 1`
+  }
+  const spec = BREAKDOWNS[groupBy]!
+  const select = spec.keys.map(([expression, name]) => `${expression} AS "${name}"`).join(", ")
+  const order = spec.keys.map(([, name]) => `"${name}" ASC NULLS LAST`).join(", ")
+  return `SELECT ${select}, ${COUNTS} FROM ${source} WHERE ${where}${spec.where ? ` AND ${spec.where}` : ""}
+          GROUP BY ALL ORDER BY clicks DESC, ${order} LIMIT ${limit}`
+}
+
+/** Every bucket start from the one holding `fromMs` to the one holding `toMs`. */
+export const bucketStarts = (fromMs: number, toMs: number, bucket: "hour" | "day"): Array<string> => {
+  const step = bucket === "hour" ? 3_600_000 : 86_400_000
+  const first = Math.floor(fromMs / step) * step
+  const starts: Array<string> = []
+  for (let t = first; t <= toMs; t += step) starts.push(new Date(t).toISOString())
+  return starts
+}
+
+/** Host, slug and url each link last had in its clicks (for top_links rows of deleted links). */
+export const recordedLinksSql = (files: ReadonlyArray<string>, workspaceId: string, linkIds: ReadonlyArray<string>): string =>
+  `SELECT link_id, arg_max(domain, timestamp) AS host, arg_max(slug, timestamp) AS slug, arg_max(url, timestamp) AS url
+   FROM read_parquet([${files.map(quote).join(", ")}])
+   WHERE workspace_id = ${quote(workspaceId)} AND ${inList("link_id", linkIds)}
+   GROUP BY link_id`

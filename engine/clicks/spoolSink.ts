@@ -1,0 +1,175 @@
+import type { DuckDBConnection } from "@duckdb/node-api"
+import { Packr } from "msgpackr"
+import { existsSync } from "node:fs"
+import { type FileHandle, mkdir, open, readdir, readFile, unlink } from "node:fs/promises"
+import * as path from "node:path"
+import type { ClickRecord, ClickSink } from "../../shared/clicks/click.ts"
+import { partitionOf, writeClicksParquet } from "../../shared/clicks/parquet.ts"
+
+const packr = new Packr({ useRecords: false })
+const FRAME_HEADER = 4
+
+export interface SpoolOptions {
+  readonly spoolDir: string
+  readonly clicksDir: string
+  /** Names this engine's files; engines sharing a clicks directory need distinct ids. */
+  readonly engineId: string
+  /** Group commit: at most one fsync per this many milliseconds. */
+  readonly fsyncMs: number
+  /** How often the spool is rolled into Parquet. */
+  readonly rollMs: number
+  readonly duck: DuckDBConnection
+}
+
+/** Frames of a spool segment: `[u32 length][msgpack batch]`; a torn last frame is ignored. */
+export const readFrames = (bytes: Buffer): Array<ClickRecord> => {
+  const clicks: Array<ClickRecord> = []
+  let offset = 0
+  while (offset + FRAME_HEADER <= bytes.length) {
+    const length = bytes.readUInt32LE(offset)
+    if (offset + FRAME_HEADER + length > bytes.length) break
+    const batch = packr.unpack(bytes.subarray(offset + FRAME_HEADER, offset + FRAME_HEADER + length)) as Array<ClickRecord>
+    for (const click of batch) clicks.push(click)
+    offset += FRAME_HEADER + length
+  }
+  return clicks
+}
+
+const frame = (clicks: ReadonlyArray<ClickRecord>): Buffer => {
+  const body = packr.pack(clicks)
+  const header = Buffer.allocUnsafe(FRAME_HEADER)
+  header.writeUInt32LE(body.length, 0)
+  return Buffer.concat([header, body])
+}
+
+const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.spool`
+const SEGMENT = /^(\d{16})\.spool$/
+
+/**
+ * The durable click sink. Batches are appended to a spool segment and acknowledged once fsynced
+ * (one fsync per `fsyncMs` for all batches written meanwhile). Every `rollMs` the segment is
+ * sealed and turned into Parquet files, one per hour it covers, named
+ * `{clicksDir}/date=…/hour=…/{engineId}-{seq}.parquet`; the segment is deleted only after they
+ * are all in place. A segment left by a crash is rolled at the next start; because the file
+ * names derive from the segment, a roll interrupted half-way completes without duplicating.
+ */
+export class SpoolSink implements ClickSink {
+  private handle!: FileHandle
+  private seq = 0
+  private pending: Array<Buffer> = []
+  private waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = []
+  private committing: Promise<void> = Promise.resolve()
+  private rolling: Promise<void> = Promise.resolve()
+  private commitTimer: NodeJS.Timeout | undefined
+  private rollTimer: NodeJS.Timeout | undefined
+  private closed = false
+  /** Clicks fsynced to the spool (acknowledged) and clicks in Parquet, since start. */
+  readonly counts = { acknowledged: 0, rolled: 0 }
+
+  private constructor(private readonly options: SpoolOptions) {}
+
+  static async open(options: SpoolOptions): Promise<SpoolSink> {
+    const sink = new SpoolSink(options)
+    await mkdir(options.spoolDir, { recursive: true })
+    await mkdir(options.clicksDir, { recursive: true })
+    const leftovers = (await readdir(options.spoolDir)).filter((name) => SEGMENT.test(name)).sort()
+    for (const name of leftovers) await sink.convert(Number(SEGMENT.exec(name)![1]))
+    const last = leftovers.length === 0 ? 0 : Number(SEGMENT.exec(leftovers[leftovers.length - 1])![1])
+    sink.seq = Math.max(last, Date.now() * 1000)
+    await sink.openSegment()
+    sink.rollTimer = setInterval(() => void sink.roll().catch((e) => console.error("click roll failed", e)), options.rollMs)
+    sink.rollTimer.unref()
+    return sink
+  }
+
+  private async openSegment() {
+    this.seq++
+    this.handle = await open(path.join(this.options.spoolDir, segmentName(this.seq)), "a")
+  }
+
+  /** Resolves once these clicks are on disk in the spool. */
+  write(clicks: ReadonlyArray<ClickRecord>): Promise<void> {
+    if (clicks.length === 0) return Promise.resolve()
+    if (this.closed) return Promise.reject(new Error("click sink is closed"))
+    this.pending.push(frame(clicks))
+    this.pendingClicks += clicks.length
+    const acknowledged = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
+    this.commitTimer ??= setTimeout(() => void this.commit(), this.options.fsyncMs)
+    return acknowledged
+  }
+
+  private pendingClicks = 0
+
+  /** Writes everything pending and fsyncs once; resolves every writer waiting on it. */
+  private commit(): Promise<void> {
+    this.committing = this.committing.then(async () => {
+      if (this.commitTimer !== undefined) clearTimeout(this.commitTimer)
+      this.commitTimer = undefined
+      const buffers = this.pending
+      const waiters = this.waiters
+      const count = this.pendingClicks
+      this.pending = []
+      this.waiters = []
+      this.pendingClicks = 0
+      if (buffers.length === 0) return
+      try {
+        await this.handle.writev(buffers)
+        await this.handle.datasync()
+        this.counts.acknowledged += count
+        for (const waiter of waiters) waiter.resolve()
+      } catch (error) {
+        for (const waiter of waiters) waiter.reject(error)
+      }
+    })
+    return this.committing
+  }
+
+  /** Seals the current segment, starts a new one, and turns the sealed one into Parquet. */
+  roll(): Promise<void> {
+    this.rolling = this.rolling.then(async () => {
+      await this.commit()
+      const { size } = await this.handle.stat()
+      if (size === 0) return
+      const sealed = this.seq
+      await this.committing.then(async () => {
+        await this.handle.close()
+        await this.openSegment()
+      })
+      await this.convert(sealed)
+    })
+    return this.rolling
+  }
+
+  private async convert(seq: number) {
+    const file = path.join(this.options.spoolDir, segmentName(seq))
+    const clicks = readFrames(await readFile(file))
+    const byHour = new Map<string, Array<ClickRecord>>()
+    for (const click of clicks) {
+      const { dir } = partitionOf(click.timestamp)
+      let list = byHour.get(dir)
+      if (list === undefined) byHour.set(dir, (list = []))
+      list.push(click)
+    }
+    for (const [dir, list] of byHour) {
+      const target = path.join(this.options.clicksDir, dir, `${this.options.engineId}-${seq}.parquet`)
+      // Written before a crash that came ahead of the segment's deletion: already in place.
+      if (existsSync(target)) continue
+      await writeClicksParquet(this.options.duck, list, target)
+    }
+    await unlink(file)
+    this.counts.rolled += clicks.length
+  }
+
+  /** Everything written so far is fsynced and rolled into Parquet. */
+  async flush(): Promise<void> {
+    await this.commit()
+    await this.roll()
+  }
+
+  async close(): Promise<void> {
+    if (this.rollTimer !== undefined) clearInterval(this.rollTimer)
+    await this.flush()
+    this.closed = true
+    await this.handle.close()
+  }
+}
