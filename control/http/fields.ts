@@ -8,7 +8,8 @@ import { Schema } from "effect"
 export const MAX_URL_LENGTH = 8192
 
 const isHttpUrl = (value: string): boolean => {
-  if (!/^https?:\/\//i.test(value)) return false
+  // Control characters are dropped by URL parsers but would reach a Location header raw.
+  if (!/^https?:\/\//i.test(value) || /[\u0000-\u001f\u007f]/.test(value)) return false
   try {
     const url = new URL(value)
     return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== ""

@@ -83,12 +83,12 @@ export class LinkCache {
       stale: false,
       promise: query().then(
         (value) => {
-          inflight.delete(key)
+          if (inflight.get(key) === entry) inflight.delete(key)
           if (!entry.stale) cache.set(key, value as T & {})
           return value
         },
         (error) => {
-          inflight.delete(key)
+          if (inflight.get(key) === entry) inflight.delete(key)
           throw error
         }
       )
@@ -125,15 +125,21 @@ export class LinkCache {
     }
   }
 
+  /** A load under way may predate the event: it is not cached, and later requests query anew. */
   private markStale<T>(inflight: Map<string, Inflight<T>>, key: string) {
     const pending = inflight.get(key)
-    if (pending !== undefined) pending.stale = true
+    if (pending !== undefined) {
+      pending.stale = true
+      inflight.delete(key)
+    }
   }
 
   /** After a bus reconnect events may have been missed: forget everything. */
   reset(): void {
     for (const pending of this.inflightLinks.values()) pending.stale = true
     for (const pending of this.inflightDomains.values()) pending.stale = true
+    this.inflightLinks.clear()
+    this.inflightDomains.clear()
     this.links.clear()
     this.domains.clear()
   }

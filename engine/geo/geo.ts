@@ -24,8 +24,14 @@ interface CityRecord {
   subdivisions?: ReadonlyArray<{ iso_code?: string; names?: Record<string, string> }>
 }
 
-const countryCode = (value: string | undefined | null): string | null =>
-  value !== undefined && value !== null && /^[A-Za-z]{2}$/.test(value) ? value.toUpperCase() : null
+// Proxies say XX (unknown) or T1 (Tor) rather than leave the header out.
+const NOT_A_COUNTRY = new Set(["XX", "T1", "ZZ"])
+
+const countryCode = (value: string | undefined | null): string | null => {
+  if (value === undefined || value === null || !/^[A-Za-z]{2}$/.test(value)) return null
+  const code = value.toUpperCase()
+  return NOT_A_COUNTRY.has(code) ? null : code
+}
 
 /**
  * Where a visitor is: the trusted proxy header when configured (CF-IPCountry and the like), else

@@ -21,15 +21,53 @@ export const utmPairs = (utm: Readonly<Record<string, string>> | null): QueryPai
   return pairs
 }
 
+const encodePair = (key: string, value: string) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`
+
+const decodeKey = (segment: string): string => {
+  const raw = segment.split("=", 1)[0].replace(/\+/g, " ")
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
 /**
- * Sets `pairs` over the URL's own query parameters: a parameter already there takes the new
- * value in place, new ones are appended. The fragment stays at the end.
+ * Sets `pairs` over the URL's own query parameters. The destination's parameters stay exactly as
+ * written (no re-encoding: `?/route/1` or `a%20b` survive); a parameter that `pairs` sets takes
+ * the new value(s) in its first place, new ones are appended, a key given several times in
+ * `pairs` keeps all its values. The fragment stays at the end.
  */
 export const overlayQuery = (url: string, pairs: QueryPairs): string => {
   if (pairs.length === 0) return url
-  const parsed = new URL(url)
-  for (const [key, value] of pairs) parsed.searchParams.set(key, value)
-  return parsed.toString()
+  const hash = url.indexOf("#")
+  const fragment = hash >= 0 ? url.slice(hash) : ""
+  const beforeHash = hash >= 0 ? url.slice(0, hash) : url
+  const mark = beforeHash.indexOf("?")
+  const base = mark >= 0 ? beforeHash.slice(0, mark) : beforeHash
+  const query = mark >= 0 ? beforeHash.slice(mark + 1) : ""
+  const overrides = new Map<string, Array<string>>()
+  for (const [key, value] of pairs) {
+    const values = overrides.get(key)
+    if (values === undefined) overrides.set(key, [value])
+    else values.push(value)
+  }
+  const out: Array<string> = []
+  const emitted = new Set<string>()
+  for (const segment of query === "" ? [] : query.split("&")) {
+    const key = decodeKey(segment)
+    const values = overrides.get(key)
+    if (values === undefined) {
+      if (segment !== "") out.push(segment)
+    } else if (!emitted.has(key)) {
+      emitted.add(key)
+      for (const value of values) out.push(encodePair(key, value))
+    }
+  }
+  for (const [key, values] of overrides) {
+    if (!emitted.has(key)) for (const value of values) out.push(encodePair(key, value))
+  }
+  return `${base}${out.length > 0 ? `?${out.join("&")}` : ""}${fragment}`
 }
 
 /** The short link's own query string as pairs (`a=1&b=2`, without the `?`). */

@@ -108,7 +108,7 @@ describe("link list cursors", () => {
     ["2025-01-02 03:04:05+00", "lnk_1"],
     ["2025-06-30 23:59:59.999999+02", "lnk_2"],
     ["2025-06-30 23:59:59.5-05", "x"],
-    ["2025-06-30T23:59:59.5Z", "id with spaces, commas and \"quotes\""]
+    ["2025-06-30 23:59:59.5+00", "id with spaces, commas and \"quotes\""]
   ])("round trip of (%j, %j)", (createdKey, id) => {
     const cursor = encodeCursor(row(createdKey, id))
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/) // opaque and URL-safe

@@ -386,7 +386,9 @@ describe("step 7: query merging", () => {
     ["fragment preserved after utm", "https://docs.example/guide#section-2", { campaign: "c" }, false, "", "https://docs.example/guide?utm_campaign=c#section-2"],
     ["fragment preserved after utm and passQuery", "https://docs.example/guide?v=1#section-2", { campaign: "c" }, true, "q=1", "https://docs.example/guide?v=1&utm_campaign=c&q=1#section-2"],
     ["fragment preserved with passQuery only", "https://docs.example/guide#s", null, true, "q=1", "https://docs.example/guide?q=1#s"],
-    ["passQuery values are re-encoded safely", "https://shop.example/p", null, true, "q=a%20b%26c", "https://shop.example/p?q=a+b%26c"]
+    ["passQuery values are re-encoded safely", "https://shop.example/p", null, true, "q=a%20b%26c", "https://shop.example/p?q=a%20b%26c"],
+    ["the destination's own query is kept as written", "https://app.example/?/route/1&q=a%20b", { source: "x" }, false, "", "https://app.example/?/route/1&q=a%20b&utm_source=x"],
+    ["passQuery keeps repeated keys", "https://shop.example/p", null, true, "tag=a&tag=b", "https://shop.example/p?tag=a&tag=b"]
   ]
   it.each(rows)("%s", (_name, url, utm, passQuery, query, expected) => {
     const decision = evaluate({ url, utm, passQuery }, { query })
