@@ -2,7 +2,7 @@ import { existsSync } from "node:fs"
 import type { Sql } from "postgres"
 import type { Bus } from "../shared/bus/bus.ts"
 import type { RicochetConfig } from "../shared/config.ts"
-import { loadDomainRecord, loadEngineSecret, loadLinkRecord } from "../shared/links/linkQueries.ts"
+import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord } from "../shared/links/linkQueries.ts"
 import { LinkCache } from "./cache/linkCache.ts"
 import type { ClickSink } from "../shared/clicks/click.ts"
 import { ClickCollector } from "./clicks/collector.ts"
@@ -24,7 +24,11 @@ export interface EngineDeps {
 export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
   const secret = await loadEngineSecret(sql)
   const cache = new LinkCache(
-    { link: (host, slug) => loadLinkRecord(sql, host, slug), domain: (host) => loadDomainRecord(sql, host) },
+    {
+      link: (host, slug) => loadLinkRecord(sql, host, slug),
+      domain: (host) => loadDomainRecord(sql, host),
+      slugs: (host) => listSlugs(sql, host)
+    },
     { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024, ttlMs: config.cacheTtlSeconds * 1000 }
   )
   const unsubscribe = bus.subscribe((event) => cache.apply(event), () => cache.reset())
@@ -45,6 +49,7 @@ export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
       status: "ok",
       cache: cache.size,
       queries: cache.queries,
+      filtered: cache.filtered,
       clicks: clicks.counts,
       sink: "counts" in sink ? sink.counts : undefined
     })

@@ -2,6 +2,7 @@ import { LRUCache } from "lru-cache"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { compileDomain, type CompiledDomain, compileLink, type CompiledLink } from "../links/compile.ts"
+import { SlugFilter } from "./slugFilter.ts"
 
 /** A cached "no such link/domain", so scans of random slugs do not reach the database. */
 export const MISSING = Symbol("missing")
@@ -12,6 +13,19 @@ type DomainEntry = CompiledDomain | Missing
 export interface LinkSource {
   readonly link: (host: string, slug: string) => Promise<LinkRecord | null>
   readonly domain: (host: string) => Promise<DomainRecord | null>
+  /** Every slug on the domain, in chunks; absent when the source cannot list them. */
+  readonly slugs?: (host: string) => AsyncIterable<ReadonlyArray<string>>
+}
+
+/** A domain's slug filter: building (events buffered) or ready, possibly with a rebuild under way. */
+interface FilterState {
+  filter: SlugFilter | null
+  builtAt: number
+  /** Slugs created while a build runs, added to its result. */
+  pending: Array<string>
+  building: boolean
+  /** A reset while building makes this build's result unusable. */
+  generation: number
 }
 
 export interface CacheOptions {
@@ -39,10 +53,17 @@ export class LinkCache {
   private readonly domains: LRUCache<string, DomainEntry>
   private readonly inflightLinks = new Map<string, Inflight<LinkEntry>>()
   private readonly inflightDomains = new Map<string, Inflight<DomainEntry>>()
+  private readonly filters = new Map<string, FilterState>()
+  private generation = 0
   /** Database queries made, for the benchmarks and tests that show coalescing. */
   queries = 0
+  /** Lookups answered "no such slug" by a domain filter, without the database. */
+  filtered = 0
+
+  private readonly filterMaxAgeMs: number
 
   constructor(private readonly source: LinkSource, options: CacheOptions) {
+    this.filterMaxAgeMs = options.ttlMs * 10
     this.links = new LRUCache<string, LinkEntry>({
       max: options.maxLinks,
       maxSize: options.maxBytes,
@@ -59,6 +80,56 @@ export class LinkCache {
 
   peekDomain(host: string): DomainEntry | undefined {
     return this.domains.get(host)
+  }
+
+  /**
+   * False when the domain's slug filter proves the slug does not exist; undefined when there is
+   * no ready filter (it is then built in the background for the next requests).
+   */
+  mayExist(host: string, slug: string): boolean | undefined {
+    let state = this.filters.get(host)
+    if (state === undefined) {
+      state = { filter: null, builtAt: 0, pending: [], building: false, generation: this.generation }
+      this.filters.set(host, state)
+    }
+    // Rebuilt in the background after a while, so even a missed event is corrected in bounded time.
+    if (!state.building && (state.filter === null || Date.now() - state.builtAt > this.filterMaxAgeMs)) this.buildFilter(host, state)
+    if (state.filter === null) return undefined
+    if (state.filter.mayContain(slug)) return true
+    this.filtered++
+    return false
+  }
+
+  private buildFilter(host: string, state: FilterState): void {
+    const list = this.source.slugs
+    if (list === undefined) return
+    state.building = true
+    state.pending = []
+    void (async () => {
+      const slugs: Array<string> = []
+      for await (const chunk of list(host)) for (const slug of chunk) slugs.push(slug)
+      if (state.generation !== this.generation || this.filters.get(host) !== state) return
+      const filter = SlugFilter.forCount(slugs.length + state.pending.length)
+      for (const slug of slugs) filter.add(slug)
+      for (const slug of state.pending) filter.add(slug)
+      state.pending = []
+      state.filter = filter
+      state.builtAt = Date.now()
+    })().catch(() => {
+      // No new filter this time: the old one (if any) stays; lookups it cannot answer go to the database.
+    }).finally(() => {
+      state.building = false
+    })
+  }
+
+  private noteSlug(host: string, slug: string): void {
+    const state = this.filters.get(host)
+    if (state === undefined) return
+    if (state.building) state.pending.push(slug)
+    if (state.filter !== null) {
+      state.filter.add(slug)
+      if (state.filter.saturated) this.filters.delete(host)
+    }
   }
 
   loadDomain(host: string): Promise<DomainEntry> {
@@ -103,6 +174,7 @@ export class LinkCache {
       case "link.upserted": {
         const key = linkKey(event.link.host, event.link.slug)
         this.markStale(this.inflightLinks, key)
+        this.noteSlug(event.link.host, event.link.slug)
         // Only links someone asked for are kept: an update refreshes them, and a create replaces
         // the negative entry left by a visitor who tried the slug first.
         if (this.links.has(key)) this.links.set(key, compileLink(event.link))
@@ -142,9 +214,11 @@ export class LinkCache {
     this.inflightDomains.clear()
     this.links.clear()
     this.domains.clear()
+    this.generation++
+    this.filters.clear()
   }
 
-  get size(): { links: number; domains: number; bytes: number } {
-    return { links: this.links.size, domains: this.domains.size, bytes: this.links.calculatedSize }
+  get size(): { links: number; domains: number; bytes: number; filters: number } {
+    return { links: this.links.size, domains: this.domains.size, bytes: this.links.calculatedSize, filters: this.filters.size }
   }
 }

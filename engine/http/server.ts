@@ -222,7 +222,10 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       })
     }
     const domain = cache.peekDomain(incoming.host)
-    const link = isRoot ? null : cache.peekLink(incoming.host, incoming.slug)
+    let link = isRoot ? null : cache.peekLink(incoming.host, incoming.slug)
+    // A slug the domain's filter has never seen does not exist: no database query for scanners.
+    if (link === undefined && domain !== undefined && domain !== MISSING && domain.serving &&
+      cache.mayExist(incoming.host, incoming.slug) === false) link = MISSING
     // The hot path: both cached, answered synchronously with no await.
     if (domain !== undefined && link !== undefined) return serve(res, incoming, domain, link)
     later(res, async () => {

@@ -93,3 +93,10 @@ export const loadEngineSecret = async (sql: Sql): Promise<string> => {
   if (row === undefined) throw new Error("settings.engine_secret is missing: run control once to migrate the database")
   return row.value
 }
+
+/** Every slug on a domain, streamed in chunks (for the engine's slug filter). */
+export async function* listSlugs(sql: Sql, host: string): AsyncIterable<ReadonlyArray<string>> {
+  const cursor = sql<{ slug: string }[]>`
+    SELECT l.slug FROM links l JOIN domains d ON d.id = l.domain_id WHERE d.host = ${host}`.cursor(10_000)
+  for await (const rows of cursor) yield rows.map((r) => r.slug)
+}

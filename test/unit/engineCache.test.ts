@@ -325,7 +325,7 @@ describe("reset()", () => {
     expect(cache.peekLink(HOST, "nope")).toBeUndefined()
     expect(cache.peekDomain(HOST)).toBeUndefined()
     expect(cache.peekDomain("x.example")).toBeUndefined()
-    expect(cache.size).toEqual({ links: 0, domains: 0, bytes: 0 })
+    expect(cache.size).toEqual({ links: 0, domains: 0, bytes: 0, filters: 0 })
   })
 })
 
