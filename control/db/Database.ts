@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { ApiError } from "../http/ApiError.ts"
+import { afterDatabaseCall } from "../outbox/signal.ts"
 import { openEmbedded } from "./embedded.ts"
 import { openPostgres } from "./client.ts"
 import { migrate } from "./migrate.ts"
@@ -16,9 +17,14 @@ export class Database extends Context.Service<Database, {
 
 export type Queryable = Sql | TransactionSql
 
+/** PostgreSQL's unique_violation, optionally of one constraint. */
+export const isUniqueViolation = (error: unknown, constraint?: string): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: string }).code === "23505" &&
+  (constraint === undefined || (error as { constraint_name?: string }).constraint_name === constraint)
+
 const fromPromise = <A>(run: () => Promise<A>): Effect.Effect<A, ApiError | DatabaseError> =>
   Effect.tryPromise({
-    try: run,
+    try: () => run().finally(afterDatabaseCall),
     catch: (cause) => (cause instanceof ApiError ? cause : new DatabaseError({ cause }))
   })
 

@@ -1,11 +1,12 @@
 import type { Sql, TransactionSql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
+import { isUniqueViolation } from "../db/Database.ts"
 import { apiError, notFound } from "../http/ApiError.ts"
 import { toIso } from "../http/fields.ts"
 import { lockWorkspaceQuota, type Scope } from "../links/repository.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import { limitReached, PLAN_LIMITS } from "../plans/plans.ts"
-import { toDomainRecord } from "./domainRecord.ts"
+import { toDomainRecord } from "../../shared/links/linkQueries.ts"
 import type { Domain, DomainStatus } from "./schema.ts"
 import { type CheckState, type DnsTargets, expectedRecords } from "./verification.ts"
 
@@ -77,7 +78,7 @@ export const createDomain = async (sql: Sql, scope: Scope, host: string): Promis
         VALUES (${newId("dom")}, ${scope.workspaceId}, ${host}, 'custom', 'pending', false, ${`ricochet-verify=${randomBase62(32)}`}, now())
         RETURNING ${sp.unsafe(COLUMNS)}`)
     } catch (error) {
-      if ((error as { code?: string }).code === "23505") throw hostTaken(host)
+      if (isUniqueViolation(error)) throw hostTaken(host)
       throw error
     }
     await writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }])

@@ -1,15 +1,13 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { ControlConfig } from "../ControlConfig.ts"
 import { query } from "../db/Database.ts"
 import { fieldError, notFound } from "../http/ApiError.ts"
-import { DeletionResult, Id } from "../http/fields.ts"
+import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
 import { DomainVerifier } from "./DomainVerifier.ts"
 import { parseCustomHost } from "./host.ts"
 import { createDomain, deleteDomain, findDomain, listDomains, toDomain, updateDomain } from "./repository.ts"
 import { Domain, DomainCreate, DomainList, DomainUpdate, VerificationResult } from "./schema.ts"
-
-const IdParams = Schema.Struct({ id: Id })
 
 const targets = Effect.gen(function*() {
   return (yield* DomainVerifier).targets

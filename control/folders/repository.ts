@@ -1,5 +1,6 @@
 import type { Sql } from "postgres"
 import { newId } from "../../shared/ids.ts"
+import { isUniqueViolation } from "../db/Database.ts"
 import { apiError, notFound } from "../http/ApiError.ts"
 import { toIso } from "../http/fields.ts"
 import { lockWorkspaceQuota, type Scope } from "../links/repository.ts"
@@ -16,8 +17,6 @@ const toFolder = (row: FolderRow): Folder => ({ id: row.id, name: row.name, crea
 
 const nameTaken = (name: string) => apiError("conflict", `A folder named ${JSON.stringify(name)} already exists`)
 
-const isNameViolation = (error: unknown) => (error as { code?: string })?.code === "23505"
-
 export const listFolders = async (sql: Sql, workspaceId: string): Promise<Array<Folder>> =>
   (await sql<FolderRow[]>`SELECT id, name, created_at FROM folders WHERE workspace_id = ${workspaceId}
                           ORDER BY lower(name), id`).map(toFolder)
@@ -33,7 +32,7 @@ export const createFolder = async (sql: Sql, scope: Scope, name: string): Promis
         RETURNING id, name, created_at`)
       return toFolder(row)
     } catch (error) {
-      throw isNameViolation(error) ? nameTaken(name) : error
+      throw isUniqueViolation(error) ? nameTaken(name) : error
     }
   })) as Folder
 
@@ -44,7 +43,7 @@ export const renameFolder = async (sql: Sql, workspaceId: string, id: string, na
     if (row === undefined) throw notFound("Folder")
     return toFolder(row)
   } catch (error) {
-    throw isNameViolation(error) ? nameTaken(name) : error
+    throw isUniqueViolation(error) ? nameTaken(name) : error
   }
 }
 

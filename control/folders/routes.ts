@@ -1,11 +1,9 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { query } from "../db/Database.ts"
-import { DeletionResult, Id } from "../http/fields.ts"
+import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
 import { createFolder, deleteFolder, listFolders, renameFolder } from "./repository.ts"
 import { Folder, FolderCreate, FolderList, FolderUpdate } from "./schema.ts"
-
-const IdParams = Schema.Struct({ id: Id })
 
 export const folderRoutes = [
   route({

@@ -50,4 +50,7 @@ export const toIso = (value: Date | string | null): string | null =>
 
 export const Id = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
 
+/** The `{id}` of a resource path. */
+export const IdParams = Schema.Struct({ id: Id })
+
 export const DeletionResult = Schema.Struct({ id: Schema.String })

@@ -2,7 +2,7 @@ import { Cause, Effect, Option, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { bearerToken, hashApiKey, looksLikeApiKey } from "../auth/apiKeys.ts"
 import { ControlConfig } from "../ControlConfig.ts"
-import { Database, query } from "../db/Database.ts"
+import { type DatabaseError, query } from "../db/Database.ts"
 import { API_PLAN, requirePlan } from "../plans/plans.ts"
 import {
   type Allowance,
@@ -136,16 +136,31 @@ const settle = <E>(
     })
   )
 
-/** The whole life of an API request: admit, authorise, validate, handle, answer. */
-export const runRoute = (route: Route, params: Readonly<Record<string, string | undefined>>) =>
+/**
+ * Admits the request (key, rate limits, plan), runs `then` with the caller, and answers; every
+ * response, errors included, carries the rate-limit headers of the allowance it was counted in.
+ */
+const admitted = (
+  allowance: "general" | "analytics" | "anonymous",
+  then: (principal: Principal | undefined, request: HttpServerRequest.HttpServerRequest, headers: Record<string, string>) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError | DatabaseError, Env>
+) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     let headers: Record<string, string> = {}
     const handled = Effect.gen(function*() {
-      const admitted = yield* admit(request, route.allowance ?? "general")
-      headers = rateLimitHeaders(admitted.allowance)
-      if (admitted.error !== undefined) return yield* admitted.error
-      const principal = admitted.principal!
+      const outcome = yield* admit(request, allowance)
+      headers = rateLimitHeaders(outcome.allowance)
+      if (outcome.error !== undefined) return yield* outcome.error
+      return yield* then(outcome.principal, request, headers)
+    })
+    return yield* settle(handled, request, () => headers)
+  })
+
+/** The whole life of an API request: admit, authorise, validate, handle, answer. */
+export const runRoute = (route: Route, params: Readonly<Record<string, string | undefined>>) =>
+  admitted(route.allowance ?? "general", (admittedPrincipal, request, headers) =>
+    Effect.gen(function*() {
+      const principal = admittedPrincipal!
       if (route.access === "admin" && principal.role !== "admin") {
         return yield* apiError("forbidden", "This operation needs an admin's API key")
       }
@@ -154,33 +169,12 @@ export const runRoute = (route: Route, params: Readonly<Record<string, string | 
       const body = route.body ? yield* decodeBody(route.body, request) : undefined
       const result = yield* route.handler({ principal, params: decodedParams, query: decodedQuery, body, request })
       return json(route.status, result, headers)
-    })
-    return yield* settle(handled, request, () => headers)
-  })
+    }))
 
 /** Paths under /v1 that match no route: still authenticated and counted, then 404. */
-export const unknownRoute = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  let headers: Record<string, string> = {}
-  const handled = Effect.gen(function*() {
-    const admitted = yield* admit(request, "general")
-    headers = rateLimitHeaders(admitted.allowance)
-    if (admitted.error !== undefined) return yield* admitted.error
-    return yield* apiError("not_found", `No endpoint ${request.method} ${new URL(request.url, "http://localhost").pathname}`)
-  })
-  return yield* settle(handled, request, () => headers)
-})
+export const unknownRoute = admitted("general", (_principal, request) =>
+  Effect.fail(apiError("not_found", `No endpoint ${request.method} ${new URL(request.url, "http://localhost").pathname}`)))
 
 /** Public documents (the OpenAPI description) are counted per address like other unauthenticated calls. */
 export const publicRoute = (body: () => unknown) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    let headers: Record<string, string> = {}
-    const handled = Effect.gen(function*() {
-      const admitted = yield* admit(request, "anonymous")
-      headers = rateLimitHeaders(admitted.allowance)
-      if (admitted.error !== undefined) return yield* admitted.error
-      return json(200, body(), headers)
-    })
-    return yield* settle(handled, request, () => headers)
-  })
+  admitted("anonymous", (_principal, _request, headers) => Effect.succeed(json(200, body(), headers)))

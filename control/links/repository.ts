@@ -2,6 +2,7 @@ import { argon2id } from "hash-wasm"
 import { randomBytes } from "node:crypto"
 import type { Sql, TransactionSql } from "postgres"
 import { newId, randomSlug } from "../../shared/ids.ts"
+import { isUniqueViolation } from "../db/Database.ts"
 import { apiError, fieldError, notFound } from "../http/ApiError.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import { limitReached, PLAN_LIMITS, type Plan } from "../plans/plans.ts"
@@ -115,10 +116,6 @@ const hashPassword = (password: string): Promise<string> =>
     hashLength: 32,
     outputType: "encoded"
   })
-
-const isUniqueViolation = (error: unknown, constraint?: string): boolean =>
-  typeof error === "object" && error !== null && (error as { code?: string }).code === "23505" &&
-  (constraint === undefined || (error as { constraint_name?: string }).constraint_name === constraint)
 
 const resolveDomain = async (tx: Q, workspaceId: string, host: string | undefined) => {
   const rows = host === undefined

@@ -1,15 +1,13 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { ControlConfig } from "../ControlConfig.ts"
 import { query } from "../db/Database.ts"
 import { fieldError, notFound } from "../http/ApiError.ts"
-import { DeletionResult, Id } from "../http/fields.ts"
+import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
 import { checkLinkPlan } from "./linkInput.ts"
 import { toLink } from "./linkRow.ts"
 import { createLink, decodeCursor, deleteLink, findLink, findLinkBySlug, listLinks, updateLink } from "./repository.ts"
 import { commaList, Link, LinkCreate, LinkInfoQuery, LinkPage, LinkUpdate, ListLinksQuery } from "./schema.ts"
-
-const IdParams = Schema.Struct({ id: Id })
 
 const scheme = Effect.gen(function*() {
   return (yield* ControlConfig).linkScheme

@@ -1,5 +1,6 @@
 import type { TransactionSql } from "postgres"
 import { type ChangeEvent, subjectOf } from "../../shared/bus/events.ts"
+import { markOutboxDirty } from "./signal.ts"
 
 /**
  * Records a change event inside the caller's transaction: it commits with the change or not at
@@ -11,4 +12,5 @@ export const writeEvents = async (tx: TransactionSql, events: ReadonlyArray<Chan
   await tx`INSERT INTO outbox ${tx(rows.map((r) => ({ topic: r.topic, payload: tx.json(r.payload as never) })))}`
   // Delivered at commit: wakes the publisher of every control process listening on PostgreSQL.
   await tx`SELECT pg_notify('ricochet_outbox', '')`
+  markOutboxDirty()
 }

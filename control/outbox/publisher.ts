@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Bus } from "../../shared/bus/bus.ts"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import { Database } from "../db/Database.ts"
+import { onOutboxDirty } from "./signal.ts"
 
 /** The change bus as a service, so tests and the embedded default can provide their own. */
 export class ChangeBus extends Context.Service<ChangeBus, Bus>()("ricochet/ChangeBus") {}
@@ -40,6 +41,8 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
     const listener = yield* Effect.promise(() => sql.listen(OUTBOX_CHANNEL, () => wake?.()))
     yield* Effect.addFinalizer(() => Effect.promise(() => listener.unlisten().catch(() => {})))
   }
+  onOutboxDirty(() => wake?.())
+  yield* Effect.addFinalizer(() => Effect.sync(() => onOutboxDirty(undefined)))
   const idleMs = kind === "postgres" ? 500 : 20
   let failures = 0
   const sleep = (ms: number) =>

@@ -1,5 +1,6 @@
 import type { Sql } from "postgres"
 import { newId } from "../../shared/ids.ts"
+import { isUniqueViolation } from "../db/Database.ts"
 import { apiError, notFound } from "../http/ApiError.ts"
 import { toIso } from "../http/fields.ts"
 import { lockWorkspaceQuota } from "../links/repository.ts"
@@ -18,8 +19,6 @@ const toTag = (row: TagRow): Tag => ({ id: row.id, name: row.name, color: row.co
 
 const nameTaken = (name: string) => apiError("conflict", `A tag named ${JSON.stringify(name)} already exists`)
 
-const isNameViolation = (error: unknown) => (error as { code?: string })?.code === "23505"
-
 export const listTags = async (sql: Sql, workspaceId: string): Promise<Array<Tag>> =>
   (await sql<TagRow[]>`SELECT id, name, color, created_at FROM tags WHERE workspace_id = ${workspaceId}
                        ORDER BY lower(name), id`).map(toTag)
@@ -36,7 +35,7 @@ export const createTag = async (sql: Sql, scope: Scope, input: { name: string; c
         RETURNING id, name, color, created_at`)
       return toTag(row)
     } catch (error) {
-      throw isNameViolation(error) ? nameTaken(input.name) : error
+      throw isUniqueViolation(error) ? nameTaken(input.name) : error
     }
   })) as Tag
 
@@ -57,7 +56,7 @@ export const updateTag = async (
     if (rows[0] === undefined) throw notFound("Tag")
     return toTag(rows[0])
   } catch (error) {
-    throw isNameViolation(error) ? nameTaken(input.name ?? "") : error
+    throw isUniqueViolation(error) ? nameTaken(input.name ?? "") : error
   }
 }
 

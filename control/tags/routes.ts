@@ -1,11 +1,9 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { query } from "../db/Database.ts"
-import { DeletionResult, Id } from "../http/fields.ts"
+import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
 import { createTag, deleteTag, listTags, updateTag } from "./repository.ts"
 import { Tag, TagCreate, TagList, TagUpdate } from "./schema.ts"
-
-const IdParams = Schema.Struct({ id: Id })
 
 export const tagRoutes = [
   route({

@@ -1,7 +1,7 @@
 import type { Sql, TransactionSql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
 import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys.ts"
-import { type DomainRow, toDomainRecord } from "../domains/domainRecord.ts"
+import { type DomainRecordRow as DomainRow, toDomainRecord } from "../../shared/links/linkQueries.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import type { Plan } from "../plans/plans.ts"
 

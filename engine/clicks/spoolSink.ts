@@ -131,10 +131,14 @@ export class SpoolSink implements ClickSink {
       const { size } = await this.handle.stat()
       if (size === 0) return
       const sealed = this.seq
-      await this.committing.then(async () => {
+      // Part of the commit chain: a commit that starts meanwhile waits for the new segment
+      // instead of writing to the handle being closed (and failing its writers).
+      const switched = this.committing.then(async () => {
         await this.handle.close()
         await this.openSegment()
       })
+      this.committing = switched.catch(() => {})
+      await switched
       await this.convert(sealed)
     })
     return this.rolling

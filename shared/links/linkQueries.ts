@@ -65,27 +65,31 @@ export const loadLinkRecord = async (sql: Sql, host: string, slug: string): Prom
   return row === undefined ? null : toLinkRecord(row)
 }
 
+/** The columns a DomainRecord is made of. */
+export interface DomainRecordRow {
+  readonly id: string
+  readonly workspace_id: string
+  readonly host: string
+  readonly status: DomainRecord["status"]
+  readonly root_redirect_url: string | null
+  readonly not_found_url: string | null
+  readonly expired_url: string | null
+}
+
+export const toDomainRecord = (row: DomainRecordRow): DomainRecord => ({
+  id: row.id,
+  workspaceId: row.workspace_id,
+  host: row.host,
+  status: row.status,
+  rootRedirectUrl: row.root_redirect_url,
+  notFoundUrl: row.not_found_url,
+  expiredUrl: row.expired_url
+})
+
 export const loadDomainRecord = async (sql: Sql, host: string): Promise<DomainRecord | null> => {
-  const [row] = await sql<{
-    id: string
-    workspace_id: string
-    host: string
-    status: DomainRecord["status"]
-    root_redirect_url: string | null
-    not_found_url: string | null
-    expired_url: string | null
-  }[]>`SELECT id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url FROM domains WHERE host = ${host}`
-  return row === undefined
-    ? null
-    : {
-      id: row.id,
-      workspaceId: row.workspace_id,
-      host: row.host,
-      status: row.status,
-      rootRedirectUrl: row.root_redirect_url,
-      notFoundUrl: row.not_found_url,
-      expiredUrl: row.expired_url
-    }
+  const [row] = await sql<DomainRecordRow[]>`
+    SELECT id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url FROM domains WHERE host = ${host}`
+  return row === undefined ? null : toDomainRecord(row)
 }
 
 export const loadEngineSecret = async (sql: Sql): Promise<string> => {

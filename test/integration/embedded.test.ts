@@ -52,7 +52,7 @@ describe("embedded default", () => {
     } finally {
       expect(await second.stop("SIGTERM")).toBe(0)
     }
-  })
+  }, 240_000)
 
   it("provisions with the CLI when no server is running", async () => {
     const dir = await tempDir()

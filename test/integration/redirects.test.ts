@@ -80,7 +80,11 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
   const createLink = async (input: Record<string, unknown>) => {
     const res = await api.post("/v1/links", input)
     expect(res.status, JSON.stringify(res.body)).toBe(201)
-    return res.body as { id: string; slug: string; url: string; domain: string }
+    const link = res.body as { id: string; slug: string; url: string; domain: string }
+    // The engine learns of new slugs over the bus (its slug filter answers "no such link" until
+    // then): wait for the event, a few milliseconds. Links on unverified domains stay 404.
+    await eventually(async () => (await visit(engine, link.domain, `/${link.slug}`, { method: "HEAD" })).status !== 404, 1_000).catch(() => {})
+    return link
   }
   const patchLink = async (id: string, input: Record<string, unknown>) => {
     const res = await api.patch(`/v1/links/${id}`, input)

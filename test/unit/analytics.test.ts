@@ -24,17 +24,22 @@ const DAY = 24 * HOUR
 const NOW = Date.parse("2030-06-15T12:34:56.789Z")
 
 let duck: DuckDBConnection
+/** A second DuckDB for readers that run while the compactor uses the first. */
+let reader: DuckDBConnection
 beforeAll(async () => {
   duck = await openDuckDb()
+  reader = await openDuckDb()
 })
 afterAll(() => {
   duck?.closeSync()
+  reader?.closeSync()
 })
 
-const rows = async (sql: string): Promise<Array<Record<string, unknown>>> => {
-  const reader = await duck.runAndReadAll(sql)
-  return reader.getRowObjects().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v])))
+const rowsOf = async (connection: DuckDBConnection, sql: string): Promise<Array<Record<string, unknown>>> => {
+  const result = await connection.runAndReadAll(sql)
+  return result.getRowObjects().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v])))
 }
+const rows = (sql: string) => rowsOf(duck, sql)
 const run = async (sql: string) => {
   await duck.run(sql)
 }
@@ -341,7 +346,7 @@ describe("compactClicks over real Parquet files", () => {
   const countOf = async (files: ReadonlyArray<string>) =>
     files.length === 0
       ? { n: 0, distinct: 0, people: 0 }
-      : (await rows(`SELECT count(*)::BIGINT AS n, count(DISTINCT url)::BIGINT AS "distinct", count(*) FILTER (WHERE audience = 'people')::BIGINT AS people FROM read_parquet(${list(files)})`))[0]
+      : (await rowsOf(reader, `SELECT count(*)::BIGINT AS n, count(DISTINCT url)::BIGINT AS "distinct", count(*) FILTER (WHERE audience = 'people')::BIGINT AS people FROM read_parquet(${list(files)})`))[0]
   const expectedOf = (clicks: ReadonlyArray<ClickRecord>) => ({ n: clicks.length, distinct: clicks.length, people: clicks.filter((c) => c.audience === "people").length })
   const allFiles = () => listClickFiles(dir, 0, now + HOUR)
 

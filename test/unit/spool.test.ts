@@ -1,0 +1,372 @@
+import type { DuckDBConnection } from "@duckdb/node-api"
+import { Packr } from "msgpackr"
+import { mkdir, open, readdir, readFile, stat, writeFile } from "node:fs/promises"
+import * as path from "node:path"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
+import { readFrames, SpoolSink } from "../../engine/clicks/spoolSink.ts"
+import type { ClickRecord } from "../../shared/clicks/click.ts"
+import { listClickFiles } from "../../shared/clicks/files.ts"
+import { openDuckDb, partitionOf, writeClicksParquet } from "../../shared/clicks/parquet.ts"
+import { removeDir, tempDir } from "../support/processes.ts"
+
+/**
+ * The engine's durable click sink: acknowledged only once fsynced to the spool, rolled into
+ * Parquet per hour, and recovered after a crash without losing or duplicating a click.
+ */
+
+const HOUR = 3_600_000
+const T = Date.parse("2030-06-15T10:20:00.000Z")
+const ENGINE = "engine-a"
+
+let duck: DuckDBConnection
+beforeAll(async () => {
+  duck = await openDuckDb()
+})
+afterAll(() => {
+  duck?.closeSync()
+})
+
+let serial = 0
+const click = (fields: Partial<ClickRecord> = {}): ClickRecord => {
+  serial++
+  return {
+    timestamp: T + serial,
+    workspaceId: "ws_1",
+    linkId: "lnk_1",
+    domain: "acme.localhost",
+    slug: "one",
+    url: `https://example.com/?n=${serial}`,
+    audience: serial % 3 === 0 ? "agent" : "people",
+    country: serial % 2 === 0 ? "US" : null,
+    region: null,
+    city: null,
+    device: "desktop",
+    browser: "Chrome",
+    os: "Windows",
+    refererHost: serial % 2 === 0 ? "t.co" : null,
+    utmSource: serial % 5 === 0 ? "news'letter" : null,
+    utmMedium: null,
+    utmCampaign: null,
+    utmTerm: null,
+    utmContent: null,
+    abVariant: serial % 4 === 0 ? 1 : null,
+    visitorHash: `h${serial}`,
+    ...fields
+  }
+}
+const clicks = (n: number, fields: Partial<ClickRecord> = {}) => Array.from({ length: n }, () => click(fields))
+
+/** What a Parquet file gives back, in the shape of a ClickRecord. */
+const readBack = async (files: ReadonlyArray<string>): Promise<Array<ClickRecord>> => {
+  if (files.length === 0) return []
+  const result = await duck.runAndReadAll(
+    `SELECT epoch_ms(timestamp)::BIGINT AS timestamp, * EXCLUDE (timestamp) FROM read_parquet([${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(", ")}]) ORDER BY url`
+  )
+  return result.getRowObjects().map((r) => ({
+    timestamp: Number(r.timestamp),
+    workspaceId: r.workspace_id as string,
+    linkId: r.link_id as string,
+    domain: r.domain as string,
+    slug: r.slug as string,
+    url: r.url as string,
+    audience: r.audience as ClickRecord["audience"],
+    country: r.country as string | null,
+    region: r.region as string | null,
+    city: r.city as string | null,
+    device: r.device as ClickRecord["device"],
+    browser: r.browser as string,
+    os: r.os as string,
+    refererHost: r.referer_host as string | null,
+    utmSource: r.utm_source as string | null,
+    utmMedium: r.utm_medium as string | null,
+    utmCampaign: r.utm_campaign as string | null,
+    utmTerm: r.utm_term as string | null,
+    utmContent: r.utm_content as string | null,
+    abVariant: r.ab_variant as number | null,
+    visitorHash: r.visitor_hash as string
+  }))
+}
+const byUrl = (list: ReadonlyArray<ClickRecord>) => [...list].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
+
+/** Every Parquet file under the clicks directory (not the manifest-based view: there is no manifest here). */
+const parquetFiles = async (clicksDir: string): Promise<Array<string>> => {
+  const found: Array<string> = []
+  const walk = async (dir: string) => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name)
+      if (entry.isDirectory()) await walk(full)
+      else found.push(full)
+    }
+  }
+  await walk(clicksDir)
+  return found.sort()
+}
+
+const packr = new Packr({ useRecords: false })
+const frame = (batch: ReadonlyArray<ClickRecord>) => {
+  const body = packr.pack(batch)
+  const header = Buffer.alloc(4)
+  header.writeUInt32LE(body.length, 0)
+  return Buffer.concat([header, body])
+}
+const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.spool`
+
+describe("SpoolSink", () => {
+  let root: string
+  let spoolDir: string
+  let clicksDir: string
+  const sinks: Array<SpoolSink> = []
+
+  beforeEach(async () => {
+    root = await tempDir("ricochet-spool-")
+    spoolDir = path.join(root, "spool")
+    clicksDir = path.join(root, "clicks")
+  })
+  afterEach(async () => {
+    vi.restoreAllMocks()
+    for (const sink of sinks.splice(0)) await sink.close().catch(() => {})
+    await removeDir(root)
+  })
+
+  const openSink = async (options: { fsyncMs?: number; rollMs?: number } = {}) => {
+    const sink = await SpoolSink.open({
+      spoolDir,
+      clicksDir,
+      engineId: ENGINE,
+      fsyncMs: options.fsyncMs ?? 20,
+      // Rolled by the test unless it asks otherwise.
+      rollMs: options.rollMs ?? 3_600_000,
+      duck
+    })
+    sinks.push(sink)
+    return sink
+  }
+  const segments = async () => (await readdir(spoolDir)).filter((n) => n.endsWith(".spool")).sort()
+
+  it("acknowledges a write only once it is fsynced, one fsync for a group of writes", async () => {
+    const probe = await open(path.join(root, "probe"), "w")
+    const handleProto = Object.getPrototypeOf(probe)
+    await probe.close()
+    const events: Array<string> = []
+    const datasync = handleProto.datasync as (this: unknown) => Promise<void>
+    const spy = vi.spyOn(handleProto, "datasync").mockImplementation(async function(this: unknown) {
+      events.push("fsync-start")
+      await datasync.call(this)
+      events.push("fsync-done")
+    })
+
+    const sink = await openSink({ fsyncMs: 50 })
+    const a = clicks(3)
+    const b = clicks(2)
+    const c = clicks(4)
+    const acked: Array<number> = []
+    const writes = [a, b, c].map((batch, i) =>
+      sink.write(batch).then(() => {
+        events.push(`ack-${i}`)
+        acked.push(sink.counts.acknowledged)
+      })
+    )
+    // Nothing is acknowledged before the group commit.
+    expect(sink.counts.acknowledged).toBe(0)
+    await new Promise((r) => setTimeout(r, 10))
+    expect(events).toEqual([])
+    expect(sink.counts.acknowledged).toBe(0)
+
+    await Promise.all(writes)
+    expect(events).toEqual(["fsync-start", "fsync-done", "ack-0", "ack-1", "ack-2"])
+    expect(spy).toHaveBeenCalledTimes(1)
+    expect(acked).toEqual([9, 9, 9])
+    expect(sink.counts).toEqual({ acknowledged: 9, rolled: 0 })
+
+    // On disk in the spool, in order, at the moment of the acknowledgement.
+    const [segment] = await segments()
+    expect(readFrames(await readFile(path.join(spoolDir, segment)))).toEqual([...a, ...b, ...c])
+
+    // A later write is a later commit.
+    await sink.write(clicks(1))
+    expect(spy).toHaveBeenCalledTimes(2)
+    expect(sink.counts.acknowledged).toBe(10)
+  })
+
+  it("rejects the writers when the fsync fails, and does not count them", async () => {
+    const sink = await openSink()
+    const probe = await open(path.join(root, "probe"), "w")
+    const handleProto = Object.getPrototypeOf(probe)
+    await probe.close()
+    vi.spyOn(handleProto, "datasync").mockRejectedValueOnce(new Error("disk gone"))
+    await expect(sink.write(clicks(2))).rejects.toThrow("disk gone")
+    expect(sink.counts.acknowledged).toBe(0)
+    await sink.write(clicks(1))
+    expect(sink.counts.acknowledged).toBe(1)
+  })
+
+  it("rolls the spool into Parquet holding exactly the written clicks, one file per hour", async () => {
+    const sink = await openSink()
+    const ten = clicks(5, { timestamp: T })
+    const eleven = clicks(3, { timestamp: T + HOUR })
+    const nextDay = clicks(2, { timestamp: Date.parse("2030-06-16T00:00:01.000Z") })
+    await Promise.all([sink.write(ten), sink.write([...eleven, ...nextDay])])
+    const [sealed] = await segments()
+    const seq = Number(sealed.slice(0, 16))
+
+    await sink.roll()
+    expect(sink.counts).toEqual({ acknowledged: 10, rolled: 10 })
+    const files = await parquetFiles(clicksDir)
+    expect(files).toEqual([
+      path.join(clicksDir, "date=2030-06-15", "hour=10", `${ENGINE}-${seq}.parquet`),
+      path.join(clicksDir, "date=2030-06-15", "hour=11", `${ENGINE}-${seq}.parquet`),
+      path.join(clicksDir, "date=2030-06-16", "hour=00", `${ENGINE}-${seq}.parquet`)
+    ])
+    expect(await readBack([files[0]])).toEqual(byUrl(ten))
+    expect(await readBack([files[1]])).toEqual(byUrl(eleven))
+    expect(await readBack([files[2]])).toEqual(byUrl(nextDay))
+    for (const [file, list] of [[files[0], ten], [files[1], eleven], [files[2], nextDay]] as const) {
+      expect(path.dirname(path.relative(clicksDir, file))).toBe(partitionOf(list[0].timestamp).dir)
+    }
+
+    // The sealed segment is gone; a new one takes the next writes.
+    const after = await segments()
+    expect(after).not.toContain(sealed)
+    expect(after).toHaveLength(1)
+    const more = clicks(2, { timestamp: T })
+    await sink.write(more)
+    await sink.roll()
+    const all = await listClickFiles(clicksDir, T - HOUR, T + 2 * DAY_MS)
+    expect(await readBack(all)).toEqual(byUrl([...ten, ...eleven, ...nextDay, ...more]))
+    expect(sink.counts).toEqual({ acknowledged: 12, rolled: 12 })
+
+    // Nothing to roll: no empty files.
+    await sink.roll()
+    expect(await parquetFiles(clicksDir)).toHaveLength(4)
+  })
+
+  it("loses no write that commits while a roll switches segments", async () => {
+    // Regression: a commit starting while roll() closed the sealed segment wrote to the closed
+    // handle, failed its writers ("file closed") and dropped their clicks.
+    const sink = await openSink({ fsyncMs: 1 })
+    const written: Array<ClickRecord> = []
+    const outcomes: Array<Promise<string>> = []
+    const end = Date.now() + 1_200
+    const rolls = (async () => {
+      while (Date.now() < end) {
+        await sink.roll()
+        await new Promise((r) => setTimeout(r, 3))
+      }
+    })()
+    while (Date.now() < end) {
+      const batch = clicks(1 + (written.length % 3))
+      written.push(...batch)
+      outcomes.push(sink.write(batch).then(() => "ok", (e) => String(e)))
+      await new Promise((r) => setTimeout(r, 1))
+    }
+    await rolls
+    const results = await Promise.all(outcomes)
+    expect(results.filter((r) => r !== "ok")).toEqual([])
+    await sink.roll()
+    expect(sink.counts).toEqual({ acknowledged: written.length, rolled: written.length })
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(written))
+  })
+
+  it("rolls on its own every rollMs, and close() flushes what is pending", async () => {
+    const sink = await openSink({ fsyncMs: 5, rollMs: 100 })
+    const first = clicks(4)
+    await sink.write(first)
+    const deadline = Date.now() + 5_000
+    while (sink.counts.rolled < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    expect(sink.counts.rolled).toBe(4)
+    const last = clicks(3)
+    void sink.write(last)
+    await sink.close()
+    sinks.splice(sinks.indexOf(sink), 1)
+    expect(sink.counts).toEqual({ acknowledged: 7, rolled: 7 })
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...first, ...last]))
+    await expect(sink.write(clicks(1))).rejects.toThrow()
+  })
+
+  it("rolls a leftover segment on open, once, dropping its torn last frame", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const one = clicks(2)
+    const two = clicks(3, { timestamp: T + HOUR })
+    const torn = frame(clicks(4))
+    const seq = 1_700_000_000_000_005
+    await writeFile(path.join(spoolDir, segmentName(seq)), Buffer.concat([frame(one), frame(two), torn.subarray(0, torn.length - 7)]))
+
+    const sink = await openSink()
+    expect(sink.counts).toEqual({ acknowledged: 0, rolled: 5 })
+    expect(await segments()).not.toContain(segmentName(seq))
+    const files = await parquetFiles(clicksDir)
+    expect(files).toEqual([
+      path.join(clicksDir, "date=2030-06-15", "hour=10", `${ENGINE}-${seq}.parquet`),
+      path.join(clicksDir, "date=2030-06-15", "hour=11", `${ENGINE}-${seq}.parquet`)
+    ])
+    expect(await readBack(files)).toEqual(byUrl([...one, ...two]))
+
+    // New segments sort after the recovered one, and another start rolls nothing again.
+    const [current] = await segments()
+    expect(Number(current.slice(0, 16))).toBeGreaterThan(seq)
+    await sink.close()
+    sinks.splice(sinks.indexOf(sink), 1)
+    const again = await openSink()
+    expect(again.counts.rolled).toBe(0)
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...one, ...two]))
+  })
+
+  it("recovers several leftover segments in order, including a segment holding only a torn frame", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const a = clicks(3)
+    const b = clicks(2)
+    await writeFile(path.join(spoolDir, segmentName(1_700_000_000_000_001)), frame(a))
+    await writeFile(path.join(spoolDir, segmentName(1_700_000_000_000_002)), frame(b))
+    await writeFile(path.join(spoolDir, segmentName(1_700_000_000_000_003)), frame(clicks(2)).subarray(0, 3))
+    const sink = await openSink()
+    expect(sink.counts.rolled).toBe(5)
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...a, ...b]))
+    expect(await segments()).toHaveLength(1)
+  })
+
+  it("does not duplicate when a crash came between writing the Parquet and deleting the segment", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const ten = clicks(4, { timestamp: T })
+    const eleven = clicks(3, { timestamp: T + HOUR })
+    const seq = 1_700_000_000_000_042
+    await writeFile(path.join(spoolDir, segmentName(seq)), Buffer.concat([frame(ten.slice(0, 2)), frame([...ten.slice(2), ...eleven])]))
+    // The roll had written the hour-10 file (and maybe all of them) before the crash.
+    const tenFile = path.join(clicksDir, partitionOf(T).dir, `${ENGINE}-${seq}.parquet`)
+    await writeClicksParquet(duck, ten, tenFile)
+    const before = await stat(tenFile)
+
+    const sink = await openSink()
+    expect(await segments()).not.toContain(segmentName(seq))
+    const files = await parquetFiles(clicksDir)
+    expect(files).toEqual([tenFile, path.join(clicksDir, partitionOf(T + HOUR).dir, `${ENGINE}-${seq}.parquet`)])
+    expect((await stat(tenFile)).mtimeMs).toBe(before.mtimeMs)
+    const back = await readBack(files)
+    expect(back).toEqual(byUrl([...ten, ...eleven]))
+    expect(new Set(back.map((c) => c.url)).size).toBe(back.length)
+    expect(sink.counts.rolled).toBe(7)
+  })
+
+  it("does not duplicate when every Parquet file of the segment was already in place", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const list = clicks(5, { timestamp: T })
+    const seq = 1_700_000_000_000_077
+    await writeFile(path.join(spoolDir, segmentName(seq)), frame(list))
+    await writeClicksParquet(duck, list, path.join(clicksDir, partitionOf(T).dir, `${ENGINE}-${seq}.parquet`))
+    await openSink()
+    expect(await segments()).toHaveLength(1)
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(list))
+  })
+
+  it("readFrames: whole frames only", () => {
+    const a = clicks(2)
+    const b = clicks(1)
+    const bytes = Buffer.concat([frame(a), frame(b)])
+    expect(readFrames(bytes)).toEqual([...a, ...b])
+    for (let cut = 0; cut < frame(b).length; cut++) {
+      expect(readFrames(bytes.subarray(0, frame(a).length + cut))).toEqual(a)
+    }
+    expect(readFrames(Buffer.alloc(0))).toEqual([])
+  })
+})
+
+const DAY_MS = 24 * HOUR
