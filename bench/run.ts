@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import postgres from "postgres"
-import { loadTool, loadToolVersion } from "./lib/load.ts"
+import { loadTool, loadToolVersion, stopLoads } from "./lib/load.ts"
 import { ADMIN_DATABASE_URL, closeAllScopes } from "./lib/processes.ts"
 import { machine, type ScenarioResult, writeResult } from "./lib/result.ts"
 
@@ -114,6 +114,7 @@ const main = async () => {
     if (interrupted) return
     interrupted = true
     console.error(`\nbench: ${signal}, stopping the processes started so far...`)
+    stopLoads()
     closeAllScopes().finally(() => process.exit(130))
   }
   process.on("SIGINT", stop)
@@ -140,8 +141,12 @@ const main = async () => {
       summary.push([scenario.name, `${goals.filter((g) => g.met).length}/${goals.length} goals met`])
     } catch (error) {
       failed++
-      console.error(`  ${scenario.name} FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
-      summary.push([scenario.name, "failed to run"])
+      if (interrupted) {
+        summary.push([scenario.name, "interrupted"])
+      } else {
+        console.error(`  ${scenario.name} FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`)
+        summary.push([scenario.name, "failed to run"])
+      }
     } finally {
       await closeAllScopes()
     }
@@ -149,7 +154,7 @@ const main = async () => {
   }
   console.log("\n== summary")
   console.log(table(["scenario", "result"], summary))
-  process.exit(failed > 0 ? 1 : 0)
+  process.exit(interrupted ? 130 : failed > 0 ? 1 : 0)
 }
 
 main().catch(async (error) => {

@@ -82,5 +82,5 @@ export const postgresSql = (f: ClickFilter, groupBy: GroupBy, limit: number, buc
   if (key === undefined) throw new Error(`no PostgreSQL baseline for groupBy ${groupBy}`)
   const extra = groupBy.startsWith("utm_") ? ` AND ${key[0]} IS NOT NULL` : ""
   return `SELECT ${key[0]} AS "${key[1]}", ${COUNTS} FROM clicks WHERE ${where}${extra}
-          GROUP BY 1 ORDER BY clicks DESC, 1 COLLATE "C" ASC NULLS LAST LIMIT ${limit}`
+          GROUP BY 1 ORDER BY clicks DESC, ${key[0]} COLLATE "C" ASC NULLS LAST LIMIT ${limit}`
 }

@@ -135,9 +135,19 @@ function done(summary, latency, requests)
 end
 `
 
+const running = new Set<{ stop: () => void }>()
+
+/** Stops the load phases under way (the harness calls it when interrupted). */
+export const stopLoads = () => {
+  for (const r of running) r.stop()
+}
+
 const runWrk = (args: ReadonlyArray<string>, timeoutMs: number): Promise<{ code: number | null; output: string; stdout: string }> =>
   new Promise((resolve, reject) => {
     const child = spawn(WRK, args, { stdio: ["ignore", "pipe", "pipe"] })
+    const handle = { stop: () => child.kill("SIGKILL") }
+    running.add(handle)
+    child.once("exit", () => running.delete(handle))
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -224,7 +234,7 @@ const loadWithAutocannon = async (options: LoadOptions): Promise<LoadResult> => 
       : () => paths[(i = (i + 1) % paths.length)]
   }
   const dynamic = options.randomSlug !== undefined || (options.paths?.length ?? 1) > 1
-  const result = await autocannon({
+  const instance = autocannon({
     url: `${target.protocol}//${target.host}${dynamic ? "/" : options.path ?? options.paths![0]}`,
     connections: options.connections,
     duration: options.durationSec,
@@ -232,6 +242,13 @@ const loadWithAutocannon = async (options: LoadOptions): Promise<LoadResult> => 
     headers: { host: options.host ?? target.host, ...options.headers },
     ...(dynamic ? { requests: [{ setupRequest: (request) => ({ ...request, path: next() }) }] } : {})
   })
+  const handle = { stop: () => instance.stop() }
+  running.add(handle)
+  const result = await instance.then((r) => r, (e) => {
+    running.delete(handle)
+    throw e
+  })
+  running.delete(handle)
   let non2xx3xx = 0
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) {
     if (Number(code) < 200 || Number(code) >= 400) non2xx3xx += count

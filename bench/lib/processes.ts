@@ -1,7 +1,7 @@
 import postgres from "postgres"
 import {
+  ADMIN_DATABASE_URL,
   apiClient,
-  createTestDatabase,
   eventually,
   freePort,
   removeDir,
@@ -13,7 +13,7 @@ import {
   visit
 } from "../../test/support/processes.ts"
 
-export { ADMIN_DATABASE_URL, apiClient, createTestDatabase, eventually, freePort, removeDir, startControl, startEngineProcess, startNats, tempDir, visit } from "../../test/support/processes.ts"
+export { ADMIN_DATABASE_URL, apiClient, eventually, freePort, removeDir, startControl, startEngineProcess, startNats, tempDir, visit } from "../../test/support/processes.ts"
 
 /** A desktop Chrome: classified as a person, so click capture runs for every request. */
 export const BROWSER_UA =
@@ -21,6 +21,31 @@ export const BROWSER_UA =
 
 /** The subdomain control's first start gives the first workspace (RICOCHET_SHORT_DOMAIN=localhost). */
 export const FIRST_HOST = "my-workspace.localhost"
+
+/**
+ * A fresh PostgreSQL database (as test/support's createTestDatabase, named ricochet_bench_… so a
+ * leftover is easy to tell from a test's), dropped by the scope.
+ */
+export const createBenchDatabase = async (scope: Scope): Promise<{ url: string }> => {
+  const name = `ricochet_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  scope.defer(`drop database ${name}`, async () => {
+    const again = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
+    try {
+      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    } finally {
+      await again.end()
+    }
+  })
+  const url = new URL(ADMIN_DATABASE_URL)
+  url.pathname = `/${name}`
+  return { url: url.toString() }
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -36,22 +61,32 @@ const openScopes = new Set<Scope>()
  */
 export class Scope {
   private readonly cleanups: Array<{ what: string; run: Cleanup }> = []
+  private closing: Promise<void> | undefined
   constructor() {
     openScopes.add(this)
   }
   defer(what: string, run: Cleanup): void {
+    if (this.closing !== undefined) {
+      // Started after an interruption began closing this scope: stop it at once.
+      void Promise.resolve().then(run).catch(() => {})
+      return
+    }
     this.cleanups.push({ what, run })
   }
-  async close(): Promise<void> {
-    openScopes.delete(this)
-    while (this.cleanups.length > 0) {
-      const { what, run } = this.cleanups.pop()!
-      try {
-        await run()
-      } catch (error) {
-        console.error(`bench: cleanup "${what}" failed: ${error instanceof Error ? error.message : String(error)}`)
+  /** Runs the cleanups once, newest first; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      while (this.cleanups.length > 0) {
+        const { what, run } = this.cleanups.pop()!
+        try {
+          await run()
+        } catch (error) {
+          console.error(`bench: cleanup "${what}" failed: ${error instanceof Error ? error.message : String(error)}`)
+        }
       }
-    }
+      openScopes.delete(this)
+    })()
+    return this.closing
   }
 }
 
@@ -149,8 +184,7 @@ export const createRuleLinks = async (api: ReturnType<typeof apiClient>, count: 
 export const tableSlug = (i: number) => `k${i.toString(16).padStart(6, "0")}`
 
 export const startLinkTable = async (scope: Scope, links: number) => {
-  const db = await createTestDatabase()
-  scope.defer("drop database", () => db.drop())
+  const db = await createBenchDatabase(scope)
   const dir = await tempDir("ricochet-bench-")
   scope.defer("remove data dir", () => removeDir(dir))
   const env = {

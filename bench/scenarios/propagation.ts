@@ -3,7 +3,7 @@ import type { ScenarioResult } from "../lib/result.ts"
 import { round } from "../lib/load.ts"
 import {
   apiClient,
-  createTestDatabase,
+  createBenchDatabase,
   eventually,
   FIRST_HOST,
   firstKey,
@@ -45,8 +45,7 @@ const until = async (engineUrl: string, slug: string, location: string, since: n
 export default async function run(): Promise<ScenarioResult> {
   const scope = new Scope()
   try {
-    const db = await createTestDatabase()
-    scope.defer("drop database", () => db.drop())
+    const db = await createBenchDatabase(scope)
     const nats = await startNats()
     scope.defer("stop nats", () => nats.stop())
     const dir = await tempDir("ricochet-bench-prop-")

@@ -67,7 +67,8 @@ export const deriveClick = (raw: RawClick, geo: GeoLookup, secret: string): Clic
 export class ClickCollector {
   private pending: Array<RawClick> = []
   private timer: NodeJS.Timeout | undefined
-  private writing: Promise<void> = Promise.resolve()
+  /** Batches handed to the sink and not yet acknowledged by it. */
+  private readonly writing = new Set<Promise<void>>()
   /** Visits seen by audience (bots are seen but never written). */
   readonly counts = { people: 0, agent: 0, bot: 0 }
 
@@ -89,7 +90,7 @@ export class ClickCollector {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
     const batch = this.pending
-    if (batch.length === 0) return this.writing
+    if (batch.length === 0) return Promise.all(this.writing).then(() => {})
     this.pending = []
     const records: Array<ClickRecord> = []
     for (const raw of batch) {
@@ -100,10 +101,14 @@ export class ClickCollector {
         records.push(record)
       }
     }
-    this.writing = this.writing.then(() => this.sink.write(records)).catch((error) => {
+    // Handed over at once: the sink keeps the order and group-commits whatever arrives meanwhile,
+    // so throughput is not limited to one batch per fsync.
+    const written = this.sink.write(records).catch((error) => {
       console.error("click sink write failed", error)
     })
-    return this.writing
+    this.writing.add(written)
+    void written.finally(() => this.writing.delete(written))
+    return Promise.all(this.writing).then(() => {})
   }
 
   /** Everything collected so far reaches the sink and the sink flushes it. */

@@ -126,11 +126,11 @@ export class SpoolSink implements ClickSink {
 
   /** Seals the current segment, starts a new one, and turns the sealed one into Parquet. */
   roll(): Promise<void> {
-    this.rolling = this.rolling.then(async () => {
+    // A failed roll must not stop later ones: its segment stays on disk and is retried below.
+    this.rolling = this.rolling.catch(() => {}).then(async () => {
       await this.commit()
       const { size } = await this.handle.stat()
-      if (size === 0) return
-      const sealed = this.seq
+      if (size === 0) return this.convertSealed()
       // Part of the commit chain: a commit that starts meanwhile waits for the new segment
       // instead of writing to the handle being closed (and failing its writers).
       const switched = this.committing.then(async () => {
@@ -139,9 +139,18 @@ export class SpoolSink implements ClickSink {
       })
       this.committing = switched.catch(() => {})
       await switched
-      await this.convert(sealed)
+      await this.convertSealed()
     })
     return this.rolling
+  }
+
+  /** Every sealed segment (all but the active one), oldest first, including any a failed roll left. */
+  private async convertSealed() {
+    const sealed = (await readdir(this.options.spoolDir))
+      .map((name) => SEGMENT.exec(name)?.[1])
+      .filter((seq): seq is string => seq !== undefined && Number(seq) < this.seq)
+      .sort()
+    for (const seq of sealed) await this.convert(Number(seq))
   }
 
   private async convert(seq: number) {

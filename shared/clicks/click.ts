@@ -43,7 +43,11 @@ export interface ClickRecord {
   readonly visitorHash: string
 }
 
-/** Where counted clicks go. The Parquet writer implements it; tests use the in-memory one. */
+/**
+ * Where counted clicks go. `write` takes the batch when called (so calls keep their order) and
+ * resolves once it is durable; callers do not wait for one write before making the next. The
+ * spool sink implements it; tests use the in-memory one.
+ */
 export interface ClickSink {
   readonly write: (clicks: ReadonlyArray<ClickRecord>) => Promise<void>
   readonly flush: () => Promise<void>

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { existsSync } from "node:fs"
+import { mkdir, rename } from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sendAdminCommand } from "../../control/admin/adminChannel.ts"
@@ -626,19 +627,22 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
         visitorHash: `raw${i}`,
         ...fields
       })
-      // A pass has just finished when the sentinel hour gets its manifest; the next starts a second later.
+      // The engine files are written aside first, then moved in at once.
+      const staging = path.join(dir, "staging")
+      const all = Array.from({ length: 60 }, (_, i) => click(i))
+      const parts = [["engine-a-1.parquet", all.slice(0, 25)], ["engine-b-7.parquet", all.slice(25, 45)], ["engine-a-2.parquet", all.slice(45)]] as const
+      for (const [name, list] of parts) await writeClicksParquet(duck, list, path.join(staging, name))
+
+      // A pass has just finished when the sentinel hour gets its manifest; the next starts a second
+      // later, which leaves time to ask the first questions before compaction.
       const sentinelDir = path.join(clicksDir, partitionOf(sentinelHour).dir)
       await writeClicksParquet(duck, [click(0, { timestamp: sentinelHour, workspaceId: "ws_sentinel" })], path.join(sentinelDir, "a-1.parquet"))
       await writeClicksParquet(duck, [click(1, { timestamp: sentinelHour + 1, workspaceId: "ws_sentinel" })], path.join(sentinelDir, "b-1.parquet"))
-      await eventually(async () => existsSync(path.join(sentinelDir, MANIFEST)), 10_000, 10)
+      await eventually(async () => existsSync(path.join(sentinelDir, MANIFEST)), 10_000, 5)
 
       const hourDir = path.join(clicksDir, partitionOf(hour).dir)
-      const all = Array.from({ length: 60 }, (_, i) => click(i))
-      await Promise.all([
-        writeClicksParquet(duck, all.slice(0, 25), path.join(hourDir, "engine-a-1.parquet")),
-        writeClicksParquet(duck, all.slice(25, 45), path.join(hourDir, "engine-b-7.parquet")),
-        writeClicksParquet(duck, all.slice(45), path.join(hourDir, "engine-a-2.parquet"))
-      ])
+      await mkdir(hourDir, { recursive: true })
+      for (const [name] of parts) await rename(path.join(staging, name), path.join(hourDir, name))
       const questions = [{}, { groupBy: "countries" }, { groupBy: "top_links" }, { groupBy: "timeseries" }] as const
       const before = await Promise.all(questions.map((q) => ask(pro, q)))
       expect(existsSync(path.join(hourDir, MANIFEST)), "the first answers came before compaction").toBe(false)
