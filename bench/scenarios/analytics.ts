@@ -10,12 +10,12 @@ import type { GroupBy, Interval } from "../../control/analytics/schema.ts"
 import { analyticsSql, type ClickFilter, recordedLinksSql } from "../../control/analytics/sql.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
 import { CLICK_COLUMNS, openDuckDb, partitionOf, quote } from "../../shared/clicks/parquet.ts"
-import { createTestDatabase } from "../../test/support/processes.ts"
 import {
   COMMON, type DatasetSpec, DAY, generateClicks, HOUR, hourlyCounts, hourSelect, linkId, linkOfRank, linksTableSql, WORKSPACES,
   workspaceId, workspaceOfLink
 } from "../lib/analyticsData.ts"
 import { loadIntoPostgres, postgresSql } from "../lib/analyticsPg.ts"
+import { createBenchDatabase, Scope } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
 export const description =
@@ -148,15 +148,26 @@ export default async function run(): Promise<ScenarioResult> {
   const log = (line: string) => console.error(`[analytics] ${line}`)
   const root = DATA_DIR ?? path.join(tmpdir(), `ricochet-bench-analytics-${process.pid}-${Date.now()}`)
   const clicksDir = path.join(root, "clicks")
-  await mkdir(root, { recursive: true })
-  const wanted: DatasetSpec = { clicks: CLICKS, days: DAYS, links: LINKS, endMs: Math.floor(Date.now() / HOUR) * HOUR }
-  const { spec, generatedS } = await prepareData(clicksDir, wanted, log)
-  const database = await createTestDatabase()
-  const sql = postgres(database.url, { max: 1, onnotice: () => {} })
-  // The query side as ClickStore sets it up: an in-process DuckDB with two threads.
-  const instance = await DuckDBInstance.create(":memory:", { threads: "2" })
-  const duck = await instance.connect()
+  // Cleans up on success, failure and (through the harness) Ctrl-C, newest first.
+  const scope = new Scope()
   try {
+    await mkdir(root, { recursive: true })
+    scope.defer("remove analytics data", () =>
+      DATA_DIR === undefined ? rm(root, { recursive: true, force: true }) : rm(path.join(root, "clicks.csv"), { force: true })
+    )
+    const wanted: DatasetSpec = { clicks: CLICKS, days: DAYS, links: LINKS, endMs: Math.floor(Date.now() / HOUR) * HOUR }
+    const { spec, generatedS } = await prepareData(clicksDir, wanted, log)
+    const database = await createBenchDatabase(scope)
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} })
+    scope.defer("close PostgreSQL client", () => sql.end({ timeout: 5 }))
+    // The query side as ClickStore sets it up: an in-process DuckDB with two threads.
+    const instance = await DuckDBInstance.create(":memory:", { threads: "2" })
+    const duck = await instance.connect()
+    scope.defer("close DuckDB", () => {
+      duck.closeSync()
+      instance.closeSync()
+    })
+
     const allFiles = await listClickFiles(clicksDir, spec.endMs - spec.days * DAY, spec.endMs)
     const dataBytes = await dirBytes(clicksDir)
     const workspace = workspaceId(0)
@@ -309,7 +320,7 @@ export default async function run(): Promise<ScenarioResult> {
         `Data: ${spec.clicks} clicks over ${spec.days} days ending ${new Date(spec.endMs).toISOString()} across ${spec.links} links, written by DuckDB SQL (bench/lib/analyticsData.ts) straight to Parquet in control's compacted layout: per hour one merged-*.parquet (zstd, ORDER BY workspace_id, link_id, timestamp, ROW_GROUP_SIZE 100000) and a _manifest.json {"merged": [name], "replaced": []}, so listClickFiles reads them as it reads compacted hours. Columns are exactly CLICK_COLUMNS.`,
         `Distributions (deterministic, from DuckDB hash() of the click's index): clicks per hour grow 0.6→1.4 over the period with a daily cycle (peak 15:00 UTC), quieter weekends, two 3× campaign days and ±10% noise; link popularity Zipf (s≈1: rank = floor((links+1)^u) − 1, permuted over links); ${WORKSPACES.length} workspaces holding ${WORKSPACES.map((w) => `${Math.round(w.share * 100)}%`).join("/")} of the links; 22 countries (US 30%), regions/cities for US/DE/GB; 13 device/browser/OS combinations; 14 referer hosts (40% direct); UTM source/medium/campaign on every other link's destination; ~10% agents (ChatGPT-User/Claude-User/Perplexity-User, no referer); 5% with an A/B variant; a visitor hash shared by runs of 3 clicks.`,
         `Queries: analyticsSql over listClickFiles (the same code path as GET /v1/analytics, without HTTP, PostgreSQL filter resolution or JSON), on an in-process DuckDB with 2 threads as ClickStore opens it; timed from listing the files to the rows in JavaScript. Workspace questions ask the big workspace (~70% of clicks); the link questions its most clicked link (worst case). Windows are analyticsWindow(interval, "pro", now) with one fixed now for all runs. ${RUNS} timed runs per question after a warm-up pass, questions interleaved; p95 is interpolated (with ${RUNS} runs it is close to the maximum).`,
-        `Baseline: PostgreSQL ${pgVersion.v} (shared_buffers ${pgVersion.sb}, server defaults; work_mem 64MB for the session) on the same machine, database from createTestDatabase(), one clicks table loaded from the same Parquet rows (DuckDB → CSV → COPY FROM STDIN), indexes on (workspace_id, timestamp) and (link_id, timestamp) as Shlink/Kutt/YOURLS visit tables have, VACUUM ANALYZE; the same WHERE clause (whereClause) and GROUP BY per question, ${PG_RUNS} timed runs after a warm-up. The database is dropped at the end.`,
+        `Baseline: PostgreSQL ${pgVersion.v} (shared_buffers ${pgVersion.sb}, server defaults; work_mem 64MB for the session) on the same machine, a fresh database (createBenchDatabase, as test/support's createTestDatabase), one clicks table loaded from the same Parquet rows (DuckDB → CSV → COPY FROM STDIN), indexes on (workspace_id, timestamp) and (link_id, timestamp) as Shlink/Kutt/YOURLS visit tables have, VACUUM ANALYZE; the same WHERE clause (whereClause) and GROUP BY per question, ${PG_RUNS} timed runs after a warm-up. The database is dropped at the end.`,
         `"median query" is the median of all timed runs of all ten questions; the ratio goal divides PostgreSQL's by DuckDB's. Answers are compared row by row (same keys, order and counts).${disagreements.length > 0 ? ` Differing: ${disagreements.join(", ")}.` : ""}`,
         ...(fresh === null
           ? []
@@ -319,11 +330,6 @@ export default async function run(): Promise<ScenarioResult> {
       ]
     }
   } finally {
-    duck.closeSync()
-    instance.closeSync()
-    await sql.end({ timeout: 5 }).catch(() => {})
-    await database.drop().catch((error) => log(`dropping the PostgreSQL database failed: ${String(error)}`))
-    if (DATA_DIR === undefined) await rm(root, { recursive: true, force: true })
-    else await rm(path.join(root, "clicks.csv"), { force: true })
+    await scope.close()
   }
 }

@@ -12,6 +12,7 @@ import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
 import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
 import { clickRecordPool, cutBatch, rawClickPool, syntheticLinks } from "../lib/ingestRecords.ts"
+import { Scope } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
 export const description =
@@ -209,10 +210,17 @@ export default async function run(): Promise<ScenarioResult> {
   const base = process.env.BENCH_DIR ?? tmpdir()
   await mkdir(base, { recursive: true })
   const dir = path.join(base, `ricochet-bench-ingest-${process.pid}-${Date.now()}`)
-  await mkdir(dir, { recursive: true })
-  const writer = await openDuckDb(1) // as EngineLayer opens it
-  const reader = await openDuckDb(2)
+  // Cleans up on success, failure and (through the harness) Ctrl-C, newest first.
+  const scope = new Scope()
   try {
+    await mkdir(dir, { recursive: true })
+    scope.defer("remove ingest dir", () => rm(dir, { recursive: true, force: true }))
+    const writer = await openDuckDb(1) // as EngineLayer opens it
+    const reader = await openDuckDb(2)
+    scope.defer("close DuckDB", () => {
+      writer.closeSync()
+      reader.closeSync()
+    })
     const links = syntheticLinks(10_000)
     const pool = clickRecordPool(50_000, links)
     const packr = new Packr({ useRecords: false })
@@ -308,13 +316,11 @@ export default async function run(): Promise<ScenarioResult> {
         `Baseline: the same framed msgpack batches appended with FileHandle.appendFile + fdatasync, one batch per sync, flat out for ${Math.min(DURATION_S, 5)} s (what the disk allows; no packing, no group commit, no Parquet).`,
         `Collector path: raw clicks added one by one to the engine's ClickCollector (deriving audience, geo from the bundled country database, device, referer, UTM, visitor hash; ~2% bots dropped) in front of a fresh SpoolSink, for ${DURATION_S} s, bounded to ${MAX_IN_FLIGHT} unacknowledged. ClickCollector writes batches one after the other (the next batch goes to the sink only after the previous one is fsynced; a unit test pins this), so each group commit carries one batch: this caps the path near batchSize / (fsyncMs + fsync time) = 2000 / (${FSYNC_MS} ms + fsync).`,
         "Compacted bytes/click: control's compactClicks run over the flat-out files as if two hours later (one merged, sorted zstd file per hour).",
-        "Not measured: ingest while serving redirect load through a real engine process (HTTP + collector + sink on one event loop); the collector-path figure is the click pipeline's share of that without HTTP.",
+        "Not measured here: ingest while serving redirect load through a real engine process (HTTP + collector + sink on one event loop); redirect-hit reports clicks recorded per request under redirect load, and the collector-path figure here is the click pipeline's share of that without HTTP.",
         "Producer, sink, collector and DuckDB share this process and the machine's cores (see machine in the result)."
       ]
     }
   } finally {
-    writer.closeSync()
-    reader.closeSync()
-    await rm(dir, { recursive: true, force: true })
+    await scope.close()
   }
 }

@@ -1,31 +1,58 @@
 import { xxh64 } from "@node-rs/xxhash"
 import type { GeoLookup } from "../geo/geo.ts"
 import { classifyAudience } from "../visitors/audience.ts"
+import { BoundedMemo } from "../visitors/boundedMemo.ts"
 import { parseDevice } from "../visitors/device.ts"
 import type { ClickRecord, ClickSink, RawClick } from "../../shared/clicks/click.ts"
 
+// Destinations, referers and addresses repeat across clicks: parse each once while it is hot.
+const refererMemo = new BoundedMemo<string | null>(4096, 2048)
+const utmMemo = new BoundedMemo<Utm>(4096, 4096)
+
 const refererHost = (referer: string): string | null => {
   if (referer === "") return null
+  const known = refererMemo.get(referer)
+  if (known !== undefined) return known
+  let host: string | null
   try {
-    return new URL(referer).hostname.toLowerCase() || null
+    host = new URL(referer).hostname.toLowerCase() || null
   } catch {
-    return null
+    host = null
   }
+  refererMemo.set(referer, host)
+  return host
 }
 
-const utmOf = (url: string) => {
-  try {
-    const params = new URL(url).searchParams
-    return {
-      utmSource: params.get("utm_source"),
-      utmMedium: params.get("utm_medium"),
-      utmCampaign: params.get("utm_campaign"),
-      utmTerm: params.get("utm_term"),
-      utmContent: params.get("utm_content")
+interface Utm {
+  readonly utmSource: string | null
+  readonly utmMedium: string | null
+  readonly utmCampaign: string | null
+  readonly utmTerm: string | null
+  readonly utmContent: string | null
+}
+
+const NO_UTM: Utm = { utmSource: null, utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null }
+
+const utmOf = (url: string): Utm => {
+  const known = utmMemo.get(url)
+  if (known !== undefined) return known
+  let utm = NO_UTM
+  if (url.includes("utm_")) {
+    try {
+      const params = new URL(url).searchParams
+      utm = {
+        utmSource: params.get("utm_source"),
+        utmMedium: params.get("utm_medium"),
+        utmCampaign: params.get("utm_campaign"),
+        utmTerm: params.get("utm_term"),
+        utmContent: params.get("utm_content")
+      }
+    } catch {
+      utm = NO_UTM
     }
-  } catch {
-    return { utmSource: null, utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null }
   }
+  utmMemo.set(url, utm)
+  return utm
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Reader, type Response } from "maxmind"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { BoundedMemo } from "../visitors/boundedMemo.ts"
 
 export interface GeoInfo {
   readonly country: string | null
@@ -48,14 +49,21 @@ export const makeGeoLookup = (options: {
   const city = options.cityDatabase === undefined ? undefined : new Reader<Response & CityRecord>(readFileSync(options.cityDatabase))
   const header = options.header?.toLowerCase()
 
+  // Visitors come back: an address looked up a moment ago is answered from memory.
+  const memo = new BoundedMemo<string | null>(8192, 64)
   const lookupCountry = (ip: string): string | null => {
     if (country === undefined || ip === "") return null
+    const known = memo.get(ip)
+    if (known !== undefined) return known
+    let code: string | null
     try {
       const record = country.get(ip)
-      return countryCode(record?.country_code ?? record?.country?.iso_code)
+      code = countryCode(record?.country_code ?? record?.country?.iso_code)
     } catch {
-      return null
+      code = null
     }
+    memo.set(ip, code)
+    return code
   }
 
   return {

@@ -120,19 +120,35 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     send(res, head, status, [["location", location], ["cache-control", NO_STORE]])
   }
 
-  const visitOf = (incoming: Incoming, link: CompiledLink, now: number): Visit => {
-    let device: ReturnType<typeof parseDevice> | undefined
-    const deviceInfo = () => (device ??= parseDevice(incoming.userAgent))
-    return {
-      now,
-      country: () => geo.country(incoming.ip, incoming.geoHeader),
-      platform: () => deviceInfo().platform,
-      inAndroidInAppBrowser: () => deviceInfo().platform === "android" && deviceInfo().inAppBrowser !== null,
-      visitorKey: () => `${incoming.ip}\n${incoming.userAgent}`,
-      query: incoming.query,
-      previewCrawler: () => isSocialPreviewCrawler(incoming.userAgent),
-      unlocked: () =>
-        verifyUnlock(secret, link.record.id, link.record.passwordHash!, readCookie(incoming.cookie, cookieName(link.record.id)), now)
+  /** The visit's facts, each derived only if a rule asks (one object, no closures per request). */
+  class RequestVisit implements Visit {
+    private device: ReturnType<typeof parseDevice> | undefined
+    constructor(private readonly incoming: Incoming, private readonly link: CompiledLink, readonly now: number) {}
+    get query() {
+      return this.incoming.query
+    }
+    private deviceInfo() {
+      return (this.device ??= parseDevice(this.incoming.userAgent))
+    }
+    country() {
+      return geo.country(this.incoming.ip, this.incoming.geoHeader)
+    }
+    platform() {
+      return this.deviceInfo().platform
+    }
+    inAndroidInAppBrowser() {
+      const device = this.deviceInfo()
+      return device.platform === "android" && device.inAppBrowser !== null
+    }
+    visitorKey() {
+      return `${this.incoming.ip}\n${this.incoming.userAgent}`
+    }
+    previewCrawler() {
+      return isSocialPreviewCrawler(this.incoming.userAgent)
+    }
+    unlocked() {
+      const { record } = this.link
+      return verifyUnlock(secret, record.id, record.passwordHash!, readCookie(this.incoming.cookie, cookieName(record.id)), this.now)
     }
   }
 
@@ -149,7 +165,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       return fallback === null ? page(res, head, 404, notFoundPage()) : redirect(res, head, 302, fallback)
     }
     const now = Date.now()
-    const decision = evaluateLink(link, visitOf(incoming, link, now), domain.record.expiredUrl)
+    const decision = evaluateLink(link, new RequestVisit(incoming, link, now), domain.record.expiredUrl)
     switch (decision.kind) {
       case "expired-page":
         return page(res, head, 410, expiredPage())

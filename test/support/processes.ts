@@ -107,7 +107,7 @@ export const startControl = async (env: Record<string, string | undefined>, alon
   await waitFor(async () => {
     if (proc.child.exitCode !== null) throw new Error("exited")
     return (await fetch(`${baseUrl}/healthz`)).ok
-  }, 60_000, "control", proc.output)
+  }, 120_000, "control", proc.output)
   const firstKey = /API key \(shown once, keep it\): (rico_\w+)/.exec(proc.output())?.[1]
   return { ...proc, baseUrl, env: fullEnv, firstKey }
 }
@@ -181,7 +181,7 @@ export const startEngineProcess = async (env: Record<string, string | undefined>
   await waitFor(async () => {
     if (proc.child.exitCode !== null) throw new Error("exited")
     return (await fetch(`${baseUrl}/.well-known/ricochet/status`)).ok
-  }, 60_000, "engine", proc.output)
+  }, 120_000, "engine", proc.output)
   return { ...proc, baseUrl, port, env: fullEnv }
 }
 
