@@ -11,7 +11,7 @@ import { analyticsSql, type ClickFilter, recordedLinksSql } from "../../control/
 import { listClickFiles } from "../../shared/clicks/files.ts"
 import { CLICK_COLUMNS, openDuckDb, partitionOf, quote } from "../../shared/clicks/parquet.ts"
 import {
-  COMMON, type DatasetSpec, DAY, generateClicks, HOUR, hourlyCounts, hourSelect, linkId, linkOfRank, linksTableSql, WORKSPACES,
+  COMMON, type DatasetSpec, DAY, generateClicks, HOUR, hourSelect, linkId, linkOfRank, linksTableSql, WORKSPACES,
   workspaceId, workspaceOfLink
 } from "../lib/analyticsData.ts"
 import { loadIntoPostgres, postgresSql } from "../lib/analyticsPg.ts"
@@ -36,6 +36,8 @@ const PG_RUNS = Math.floor(num("BENCH_ANALYTICS_PG_RUNS", 5))
 const FRESH_FILES = Math.floor(Number(process.env.BENCH_ANALYTICS_FRESH_FILES ?? 900))
 /** Keep (and reuse, when the size matches) the generated Parquet data here instead of a temp dir. */
 const DATA_DIR = process.env.BENCH_ANALYTICS_DATA_DIR
+/** The what-if with one file per day (BENCH_ANALYTICS_WHATIF=0 skips it). */
+const WHATIF = process.env.BENCH_ANALYTICS_WHATIF !== "0"
 const LIMIT = 100
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits))
@@ -205,11 +207,57 @@ export default async function run(): Promise<ScenarioResult> {
       await duck.runAndReadAll(recordedLinksSql(files, workspace, topIds))
       if (pass > 0) recordedTimes.push(performance.now() - start)
     }
-    const listTimes: Array<number> = []
-    for (let pass = 0; pass < RUNS; pass++) {
-      const start = performance.now()
-      await listClickFiles(clicksDir, filters[1].fromMs, filters[1].toMs)
-      listTimes.push(performance.now() - start)
+    // The listing alone, per window length.
+    const listIntervals = [["24h", 0], ["7d", 5], ["30d", 1], ["90d", 6]] as const
+    const listMedians: Record<string, number> = {}
+    for (const [label, i] of listIntervals) {
+      const times: Array<number> = []
+      for (let pass = 0; pass <= RUNS; pass++) {
+        const start = performance.now()
+        await listClickFiles(clicksDir, filters[i].fromMs, filters[i].toMs)
+        if (pass > 0) times.push(performance.now() - start)
+      }
+      listMedians[label] = median(times)
+    }
+
+    // What-if (not a goal): the same rows with one file per day instead of per hour, listed in
+    // memory (no directory walk), asked the same questions through analyticsSql.
+    let whatIf: { medians: Array<number>; pooled: number; agree: number; files: number } | null = null
+    if (WHATIF) {
+      log("what-if: merging each day into one file")
+      const dailyDir = path.join(root, "daily")
+      await rm(dailyDir, { recursive: true, force: true })
+      await mkdir(dailyDir, { recursive: true })
+      const byDay = new Map<string, Array<string>>()
+      for (const file of allFiles) {
+        const day = /date=(\d{4}-\d{2}-\d{2})/.exec(file)![1]
+        byDay.set(day, [...(byDay.get(day) ?? []), file])
+      }
+      const columns = CLICK_COLUMNS.map(([name]) => name).join(", ")
+      const daily: Array<{ day: string; file: string }> = []
+      for (const [day, files] of byDay) {
+        const file = path.join(dailyDir, `${day}.parquet`)
+        await duck.run(`COPY (SELECT ${columns} FROM read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false) ORDER BY workspace_id, link_id, timestamp)
+                        TO ${quote(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`)
+        daily.push({ day, file })
+      }
+      const times = QUESTIONS.map(() => [] as Array<number>)
+      let agree = 0
+      for (let pass = 0; pass <= RUNS; pass++) {
+        for (const [i, q] of QUESTIONS.entries()) {
+          const f = filters[i]
+          const start = performance.now()
+          const first = new Date(f.fromMs).toISOString().slice(0, 10)
+          const last = new Date(f.toMs).toISOString().slice(0, 10)
+          const files = daily.filter((d) => d.day >= first && d.day <= last).map((d) => d.file)
+          const reader = await duck.runAndReadAll(analyticsSql(files, f, q.groupBy, LIMIT, bucketOf(q)))
+          const rows = plain(reader.getRowObjects())
+          if (pass > 0) times[i].push(performance.now() - start)
+          if (pass === RUNS && sameRows(rows, duckAnswers[i])) agree++
+        }
+      }
+      whatIf = { medians: times.map(median), pooled: median(times.flat()), agree, files: daily.length }
+      await rm(dailyDir, { recursive: true, force: true })
     }
 
     // PostgreSQL with the same rows.
@@ -285,7 +333,7 @@ export default async function run(): Promise<ScenarioResult> {
     ratios["median query: PostgreSQL / DuckDB"] = round(ratio, 2)
     ratios["slowest question's ratio"] = round(Math.min(...perQueryRatios), 2)
     figures["top_links follow-up (recordedLinksSql, as the route runs it) p50 ms"] = round(median(recordedTimes))
-    figures["listClickFiles for 30d p50 ms"] = round(median(listTimes), 2)
+    for (const [label] of listIntervals) figures[`of which listClickFiles, ${label} window, p50 ms`] = round(listMedians[label])
     figures["files read: 24h / 7d / 30d / 90d"] = `${filesRead[0]} / ${filesRead[5]} / ${filesRead[1]} / ${filesRead[6]}`
     figures["clicks"] = spec.clicks
     figures["links"] = spec.links
@@ -294,6 +342,11 @@ export default async function run(): Promise<ScenarioResult> {
     figures["Parquet bytes/click"] = round(dataBytes / spec.clicks)
     if (generatedS !== null) figures["generation s"] = round(generatedS)
     figures["answers identical to PostgreSQL"] = `${agree.filter(Boolean).length}/${agree.length}`
+    if (whatIf !== null) {
+      figures["what-if one file per day: median query ms"] = round(whatIf.pooled)
+      figures["what-if one file per day: p50 ms per question"] = whatIf.medians.map((m) => round(m)).join(" / ")
+      figures["what-if one file per day: answers identical"] = `${whatIf.agree}/${QUESTIONS.length}`
+    }
     if (fresh !== null) {
       figures[`workspace count 24h with ${fresh.files} uncompacted engine files in the current hour p50 ms`] = round(fresh.count24h)
       figures[`one link timeseries 7d with ${fresh.files} uncompacted engine files p50 ms`] = round(fresh.link7d)
@@ -322,6 +375,11 @@ export default async function run(): Promise<ScenarioResult> {
         `Queries: analyticsSql over listClickFiles (the same code path as GET /v1/analytics, without HTTP, PostgreSQL filter resolution or JSON), on an in-process DuckDB with 2 threads as ClickStore opens it; timed from listing the files to the rows in JavaScript. Workspace questions ask the big workspace (~70% of clicks); the link questions its most clicked link (worst case). Windows are analyticsWindow(interval, "pro", now) with one fixed now for all runs. ${RUNS} timed runs per question after a warm-up pass, questions interleaved; p95 is interpolated (with ${RUNS} runs it is close to the maximum).`,
         `Baseline: PostgreSQL ${pgVersion.v} (shared_buffers ${pgVersion.sb}, server defaults; work_mem 64MB for the session) on the same machine, a fresh database (createBenchDatabase, as test/support's createTestDatabase), one clicks table loaded from the same Parquet rows (DuckDB → CSV → COPY FROM STDIN), indexes on (workspace_id, timestamp) and (link_id, timestamp) as Shlink/Kutt/YOURLS visit tables have, VACUUM ANALYZE; the same WHERE clause (whereClause) and GROUP BY per question, ${PG_RUNS} timed runs after a warm-up. The database is dropped at the end.`,
         `"median query" is the median of all timed runs of all ten questions; the ratio goal divides PostgreSQL's by DuckDB's. Answers are compared row by row (same keys, order and counts).${disagreements.length > 0 ? ` Differing: ${disagreements.join(", ")}.` : ""}`,
+        ...(whatIf === null
+          ? []
+          : [
+              `What-if (not a goal): the same rows merged into one file per day (${whatIf.files} files, same sort and row groups), the files of a window picked in memory instead of listClickFiles, same analyticsSql; p50 per question in the order above. Shows how much of the time is per-file overhead (the hourly layout makes a 30d question open 720 files).`
+            ]),
         ...(fresh === null
           ? []
           : [

@@ -32,7 +32,8 @@ describe("engines kept fresh over NATS", () => {
     dir = await tempDir()
     const env = { DATABASE_URL: db.url, NATS_URL: nats.url, RICOCHET_DATA_DIR: dir, RICOCHET_CACHE_TTL_SECONDS: "600" }
     control = await startControl(env, true)
-    engines = await Promise.all([startEngineProcess(env), startEngineProcess(env)])
+    // Pushed as each comes up, so afterAll stops whichever started even if the other did not.
+    await Promise.all([0, 1].map(async () => engines.push(await startEngineProcess(env))))
     api = apiClient(control.baseUrl, control.firstKey!)
     host = "my-workspace.localhost"
   }, 120_000)

@@ -107,7 +107,10 @@ export const startControl = async (env: Record<string, string | undefined>, alon
   await waitFor(async () => {
     if (proc.child.exitCode !== null) throw new Error("exited")
     return (await fetch(`${baseUrl}/healthz`)).ok
-  }, 120_000, "control", proc.output)
+  }, 120_000, "control", proc.output).catch(async (error) => {
+    await proc.stop("SIGKILL")
+    throw error
+  })
   const firstKey = /API key \(shown once, keep it\): (rico_\w+)/.exec(proc.output())?.[1]
   return { ...proc, baseUrl, env: fullEnv, firstKey }
 }
@@ -181,7 +184,10 @@ export const startEngineProcess = async (env: Record<string, string | undefined>
   await waitFor(async () => {
     if (proc.child.exitCode !== null) throw new Error("exited")
     return (await fetch(`${baseUrl}/.well-known/ricochet/status`)).ok
-  }, 120_000, "engine", proc.output)
+  }, 120_000, "engine", proc.output).catch(async (error) => {
+    await proc.stop("SIGKILL")
+    throw error
+  })
   return { ...proc, baseUrl, port, env: fullEnv }
 }
 
