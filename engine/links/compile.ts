@@ -17,8 +17,8 @@ export interface CompiledAbTest {
 export interface CompiledLink {
   readonly record: LinkRecord
   readonly status: 301 | 302 | 307 | 308
-  /** Destination with utm applied, by raw destination. */
-  readonly prepared: ReadonlyMap<string, string>
+  /** Destination with utm applied, by raw destination; null when the link has no utm set. */
+  readonly prepared: ReadonlyMap<string, string> | null
   readonly url: string
   readonly geo: ReadonlyMap<string, string> | null
   readonly device: { readonly ios?: string; readonly android?: string; readonly desktop?: string } | null
@@ -35,12 +35,16 @@ const time = (iso: string | null): number => (iso === null ? Number.POSITIVE_INF
 
 export const compileLink = (record: LinkRecord): CompiledLink => {
   const utm = utmPairs(record.utm)
-  const destinations = new Set<string>([record.url])
-  for (const rule of record.geoRules) destinations.add(rule.url)
-  for (const rule of record.deviceRules) destinations.add(rule.url)
-  for (const variant of record.abTest?.variants ?? []) destinations.add(variant.url)
-  const prepared = new Map<string, string>()
-  for (const destination of destinations) prepared.set(destination, safeOverlay(destination, utm))
+  // Most links have no utm set: they need no second copy of their destinations.
+  let prepared: Map<string, string> | null = null
+  if (utm.length > 0) {
+    const destinations = new Set<string>([record.url])
+    for (const rule of record.geoRules) destinations.add(rule.url)
+    for (const rule of record.deviceRules) destinations.add(rule.url)
+    for (const variant of record.abTest?.variants ?? []) destinations.add(variant.url)
+    prepared = new Map()
+    for (const destination of destinations) prepared.set(destination, safeOverlay(destination, utm))
+  }
 
   let ab: CompiledAbTest | null = null
   if (record.abTest !== null && record.abTest.variants.length > 1) {
@@ -53,8 +57,8 @@ export const compileLink = (record: LinkRecord): CompiledLink => {
   for (const rule of record.deviceRules) (device ??= {})[rule.device] = rule.url
   const geo = record.geoRules.length === 0 ? null : new Map(record.geoRules.map((r) => [r.country.toUpperCase(), r.url]))
 
-  let bytes = 400 + record.slug.length + record.host.length
-  for (const [raw, final] of prepared) bytes += raw.length * 2 + final.length
+  let bytes = 400 + record.slug.length + record.host.length + record.url.length
+  for (const [raw, final] of prepared ?? []) bytes += raw.length + final.length
   bytes += (record.title?.length ?? 0) + (record.description?.length ?? 0) + (record.ogImageUrl?.length ?? 0)
   bytes += (record.passwordHash?.length ?? 0) + (record.expiredUrl?.length ?? 0)
 

@@ -72,7 +72,7 @@ export const evaluateLink = (link: CompiledLink, visit: Visit, domainExpiredUrl:
   }
   destination ??= link.url
 
-  let location = link.prepared.get(destination) ?? destination
+  let location = link.prepared?.get(destination) ?? destination
   if (link.passQuery && visit.query !== "") location = safeOverlay(location, visit.query)
 
   if (link.record.openInApp) {
