@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
 import postgres from "postgres"
+import { compactClicks } from "../../control/analytics/compaction.ts"
 import { analyticsWindow } from "../../control/analytics/resolve.ts"
 import type { GroupBy, Interval } from "../../control/analytics/schema.ts"
 import { analyticsSql, type ClickFilter, recordedLinksSql } from "../../control/analytics/sql.ts"
@@ -130,6 +131,12 @@ const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: str
         log(`generated ${done}/${total} hours`)
       }
     })
+    // Then control's own compaction, as it runs in production: finished days become one file each.
+    const compactStart = performance.now()
+    const compacted = await compactClicks(clicksDir, async (sql) => {
+      await writers[0].run(sql)
+    }, spec.endMs)
+    log(`compacted ${compacted.merged} days in ${((performance.now() - compactStart) / 1000).toFixed(1)} s`)
   } finally {
     for (const writer of writers) writer.closeSync()
   }

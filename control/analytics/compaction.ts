@@ -1,10 +1,22 @@
 import { readdir, rename, rm, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
-import { hourView, isMergedFile, listHourDirs, MANIFEST, readManifest } from "../../shared/clicks/files.ts"
+import {
+  DAY_MANIFEST,
+  type DayManifest,
+  dayFiles,
+  hourFiles,
+  hourView,
+  isMergedFile,
+  listDateDirs,
+  MANIFEST,
+  readDayManifest,
+  readManifest
+} from "../../shared/clicks/files.ts"
 import { quote } from "../../shared/clicks/parquet.ts"
 
 const HOUR = 3_600_000
-/** An hour is merged once it has been over for this long: late engine rolls have landed. */
+const DAY = 24 * HOUR
+/** An hour (or day) is merged once it has been over for this long: late engine rolls have landed. */
 const SETTLE_MS = 10 * 60_000
 /** Replaced files stay this long so queries that listed them just before can still read them. */
 const REPLACED_GRACE_MS = 5 * 60_000
@@ -15,11 +27,32 @@ export interface CompactionResult {
   readonly removed: number
 }
 
+const isDayFile = (name: string) => name.startsWith("day-") && name.endsWith(".parquet")
+
+const ageOf = async (file: string, nowMs: number) => nowMs - (await stat(file)).mtimeMs
+
+/** One sorted zstd file from `sources`, written under a temporary name and renamed into place. */
+const merge = async (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) => {
+  const temporary = `${target}.tmp`
+  // hive_partitioning off: the date=/hour= directory names must not become columns of the file.
+  await run(`COPY (SELECT * FROM read_parquet([${sources.map(quote).join(", ")}], hive_partitioning = false)
+             ORDER BY workspace_id, link_id, timestamp)
+             TO ${quote(temporary)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`)
+  await rename(temporary, target)
+}
+
+const writeAtomically = async (file: string, content: unknown, nowMs: number) => {
+  const temporary = `${file}.${nowMs}.tmp`
+  await writeFile(temporary, JSON.stringify(content))
+  await rename(temporary, file)
+}
+
 /**
- * Merges each finished hour's files into one, sorted by (workspace, link, timestamp) so a query
- * touches one file per hour and skips row groups of other workspaces and links. The switch is the
- * atomic rename of the hour's manifest (see shared/clicks/files.ts); files it replaced are
- * deleted on a later pass. Also removes leftovers of interrupted writes.
+ * Merges each finished hour's files into one, and each finished day's into one, sorted by
+ * (workspace, link, timestamp) so a query touches one file per day and skips the row groups of
+ * other workspaces and links. The switch is always the atomic rename of a manifest (see
+ * shared/clicks/files.ts); files a manifest replaced are deleted on a later pass, after a grace
+ * period. Also removes leftovers of interrupted writes.
  */
 export const compactClicks = async (
   clicksDir: string,
@@ -31,36 +64,66 @@ export const compactClicks = async (
   const grace = options.graceMs ?? REPLACED_GRACE_MS
   let merged = 0
   let removed = 0
-  for (const hour of await listHourDirs(clicksDir, 0, nowMs)) {
-    const entries = await readdir(hour.dir)
-    const manifest = entries.includes(MANIFEST) ? await readManifest(hour.dir) : null
-    const view = hourView(entries, manifest)
+  const remove = async (file: string) => {
+    await rm(file, { force: true })
+    removed++
+  }
 
-    // Files the current manifest has replaced (or older merges), once nobody can still be reading them.
-    const manifestAge = manifest === null ? 0 : nowMs - (await stat(path.join(hour.dir, MANIFEST))).mtimeMs
-    for (const name of entries) {
-      const full = path.join(hour.dir, name)
-      const obsolete = !view.includes(name) && (name.endsWith(".parquet")) && manifestAge >= grace
-      const staleTemp = name.endsWith(".tmp") && nowMs - (await stat(full)).mtimeMs > STALE_TEMP_MS
-      if (obsolete || staleTemp) {
-        await rm(full, { force: true })
-        removed++
+  for (const { dir: dateDir, date } of await listDateDirs(clicksDir, 0, nowMs)) {
+    const day = await readDayManifest(dateDir)
+    const dayAge = day === null ? 0 : await ageOf(path.join(dateDir, DAY_MANIFEST), nowMs)
+    const dateEntries = await readdir(dateDir)
+    const hourNames = dateEntries.filter((name) => /^hour=\d{2}$/.test(name)).sort()
+    const daySettled = Date.parse(`${date}T00:00:00Z`) + DAY + settle <= nowMs
+
+    for (const hourName of hourNames) {
+      const hourDir = path.join(dateDir, hourName)
+      const entries = await readdir(hourDir)
+      const manifest = entries.includes(MANIFEST) ? await readManifest(hourDir) : null
+      const view = hourView(entries, manifest)
+      const hourAge = manifest === null ? 0 : await ageOf(path.join(hourDir, MANIFEST), nowMs)
+      const replacedByDay = new Set(day?.replaced[hourName] ?? [])
+      for (const name of entries) {
+        const full = path.join(hourDir, name)
+        const obsolete = name.endsWith(".parquet") &&
+          ((!view.includes(name) && hourAge >= grace) || (replacedByDay.has(name) && dayAge >= grace))
+        if (obsolete || (name.endsWith(".tmp") && (await ageOf(full, nowMs)) > STALE_TEMP_MS)) await remove(full)
       }
+      // A finished day is merged as a whole (no need to merge its hours first); once merged it
+      // owns its hours, and late files there are merged into the day again.
+      if (day !== null || daySettled) continue
+      const hourStart = Date.parse(`${date}T${hourName.slice(5)}:00:00Z`)
+      if (hourStart + HOUR + settle > nowMs) continue
+      if (view.length <= 1 && (view.length === 0 || isMergedFile(view[0]))) continue
+      const name = `merged-${nowMs}.parquet`
+      await merge(run, view.map((f) => path.join(hourDir, f)), path.join(hourDir, name))
+      const replaced = [...new Set([...(manifest?.replaced ?? []), ...view.filter((f) => !isMergedFile(f))])]
+      await writeAtomically(path.join(hourDir, MANIFEST), { merged: [name], replaced }, nowMs)
+      merged++
     }
 
-    if (hour.start + HOUR + settle > nowMs) continue
-    if (view.length <= 1 && (view.length === 0 || isMergedFile(view[0]))) continue
-    const name = `merged-${nowMs}.parquet`
-    const target = path.join(hour.dir, name)
-    const temporary = `${target}.tmp`
-    await run(`COPY (SELECT * FROM read_parquet([${view.map((f) => quote(path.join(hour.dir, f))).join(", ")}])
-               ORDER BY workspace_id, link_id, timestamp)
-               TO ${quote(temporary)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`)
-    await rename(temporary, target)
-    const replaced = [...new Set([...(manifest?.replaced ?? []), ...view.filter((f) => !isMergedFile(f))])]
-    const manifestTemp = path.join(hour.dir, `${MANIFEST}.${nowMs}.tmp`)
-    await writeFile(manifestTemp, JSON.stringify({ merged: [name], replaced }))
-    await rename(manifestTemp, path.join(hour.dir, MANIFEST))
+    for (const name of dateEntries) {
+      const full = path.join(dateDir, name)
+      const oldDayFile = isDayFile(name) && !(day?.merged ?? []).includes(name) && dayAge >= grace
+      if (oldDayFile || (name.endsWith(".tmp") && (await ageOf(full, nowMs)) > STALE_TEMP_MS)) await remove(full)
+    }
+
+    if (!daySettled) continue
+    const current = await dayFiles(dateDir, day)
+    const perHour = await Promise.all(hourNames.map((hourName) => hourFiles(path.join(dateDir, hourName), day)))
+    const pending = perHour.reduce((n, files) => n + files.length, 0)
+    if (pending === 0 && current.length <= 1) continue
+    const sources = [
+      ...current.map((f) => path.join(dateDir, f)),
+      ...hourNames.flatMap((hourName, i) => perHour[i].map((f) => path.join(dateDir, hourName, f)))
+    ]
+    const name = `day-${nowMs}.parquet`
+    await merge(run, sources, path.join(dateDir, name))
+    const replaced: Record<string, ReadonlyArray<string>> = {}
+    hourNames.forEach((hourName, i) => {
+      replaced[hourName] = [...new Set([...(day?.replaced[hourName] ?? []), ...perHour[i]])]
+    })
+    await writeAtomically(path.join(dateDir, DAY_MANIFEST), { merged: [name], replaced } satisfies DayManifest, nowMs)
     merged++
   }
   return { merged, removed }
@@ -68,18 +131,11 @@ export const compactClicks = async (
 
 /** Removes days older than the longest analytics history any plan has. */
 export const applyRetention = async (clicksDir: string, keepDays: number, nowMs: number): Promise<number> => {
-  const cutoff = new Date(nowMs - (keepDays + 1) * 24 * HOUR).toISOString().slice(0, 10)
+  const cutoff = new Date(nowMs - (keepDays + 1) * DAY).toISOString().slice(0, 10)
   let removed = 0
-  let days: Array<string>
-  try {
-    days = await readdir(clicksDir)
-  } catch {
-    return 0
-  }
-  for (const day of days) {
-    const date = /^date=(\d{4}-\d{2}-\d{2})$/.exec(day)?.[1]
-    if (date !== undefined && date < cutoff) {
-      await rm(path.join(clicksDir, day), { recursive: true, force: true })
+  for (const { dir, date } of await listDateDirs(clicksDir, 0, nowMs)) {
+    if (date < cutoff) {
+      await rm(dir, { recursive: true, force: true })
       removed++
     }
   }

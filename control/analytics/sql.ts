@@ -71,7 +71,7 @@ export const breakdownKeys = (groupBy: GroupBy): ReadonlyArray<string> => BREAKD
  * ties by key; timeseries groups by hour or day (UTC) and leaves filling empty buckets to the caller.
  */
 export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): string => {
-  const source = `read_parquet([${files.map(quote).join(", ")}])`
+  const source = `read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false)`
   const where = whereClause(f)
   if (groupBy === "count") return `SELECT ${COUNTS} FROM ${source} WHERE ${where}`
   if (groupBy === "timeseries") {
@@ -97,6 +97,6 @@ export const bucketStarts = (fromMs: number, toMs: number, bucket: "hour" | "day
 /** Host, slug and url each link last had in its clicks (for top_links rows of deleted links). */
 export const recordedLinksSql = (files: ReadonlyArray<string>, workspaceId: string, linkIds: ReadonlyArray<string>): string =>
   `SELECT link_id, arg_max(domain, timestamp) AS host, arg_max(slug, timestamp) AS slug, arg_max(url, timestamp) AS url
-   FROM read_parquet([${files.map(quote).join(", ")}])
+   FROM read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false)
    WHERE workspace_id = ${quote(workspaceId)} AND ${inList("link_id", linkIds)}
    GROUP BY link_id`

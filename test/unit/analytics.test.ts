@@ -533,3 +533,71 @@ describe("applyRetention", () => {
     expect(await applyRetention(path.join(dir, "absent"), 30, NOW)).toBe(0)
   })
 })
+
+describe("compactClicks: finished days become one file each", () => {
+  let dir: string
+  beforeEach(async () => {
+    dir = await tempDir("ricochet-day-")
+  })
+  afterEach(async () => {
+    await removeDir(dir)
+  })
+
+  const at = (iso: string) => Date.parse(iso)
+  const engineFile = async (ts: number, name: string, n: number) => {
+    const target = path.join(dir, partitionOf(ts).dir, name)
+    await writeClicksParquet(duck, Array.from({ length: n }, () => click({ timestamp: ts })), target)
+    return target
+  }
+  const countAll = async (from: number, to: number) => {
+    const files = await listClickFiles(dir, from, to)
+    if (files.length === 0) return { files: 0, clicks: 0, distinct: 0 }
+    const [row] = await rowsOf(reader, `SELECT count(*)::INTEGER AS clicks, count(DISTINCT url)::INTEGER AS distinct_urls FROM read_parquet(${list(files)}, hive_partitioning = false)`)
+    return { files: files.length, clicks: row.clicks as number, distinct: row.distinct_urls as number }
+  }
+
+  it("merges a day's hours into one sorted file, switching readers with the day manifest; late files join on the next pass", async () => {
+    const day = "2030-06-10"
+    await engineFile(at(`${day}T01:10:00Z`), "e1-1.parquet", 3)
+    await engineFile(at(`${day}T01:20:00Z`), "e2-1.parquet", 2)
+    await engineFile(at(`${day}T17:00:00Z`), "e1-2.parquet", 4)
+    const from = at(`${day}T00:00:00Z`)
+    const to = at(`${day}T23:59:59Z`)
+    expect(await countAll(from, to)).toEqual({ files: 3, clicks: 9, distinct: 9 })
+
+    await compactClicks(dir, run, NOW, { settleMs: 0, graceMs: 60_000 })
+    const dateDir = path.join(dir, `date=${day}`)
+    const dayManifest = JSON.parse(await readFile(path.join(dateDir, "_day.json"), "utf8"))
+    expect(dayManifest.merged).toHaveLength(1)
+    expect(await countAll(from, to)).toEqual({ files: 1, clicks: 9, distinct: 9 })
+    // The day file holds exactly the click columns, sorted by workspace, link, timestamp.
+    const columns = await rowsOf(reader, `DESCRIBE SELECT * FROM read_parquet('${path.join(dateDir, dayManifest.merged[0])}', hive_partitioning = false)`)
+    expect(columns.map((c) => c.column_name)).not.toContain("date")
+    // A query over one hour of that day still counts only that hour (the day file is filtered by time).
+    const files = await listClickFiles(dir, at(`${day}T17:00:00Z`), at(`${day}T17:59:59Z`))
+    const [hour] = await rowsOf(reader, `SELECT count(*)::INTEGER AS n FROM read_parquet(${list(files)}, hive_partitioning = false) WHERE timestamp >= TIMESTAMP '${day} 17:00:00' AND timestamp < TIMESTAMP '${day} 18:00:00'`)
+    expect(hour.n).toBe(4)
+
+    // A late engine roll lands in an hour of the merged day: read at once, merged on the next pass.
+    await engineFile(at(`${day}T05:00:00Z`), "e3-9.parquet", 5)
+    expect(await countAll(from, to)).toEqual({ files: 2, clicks: 14, distinct: 14 })
+    await compactClicks(dir, run, NOW + 1, { settleMs: 0, graceMs: 60_000 })
+    expect(await countAll(from, to)).toEqual({ files: 1, clicks: 14, distinct: 14 })
+
+    // Replaced files go after the grace period (files written now are years old at the test's NOW).
+    await compactClicks(dir, run, NOW + 2, { settleMs: 0, graceMs: 60_000 })
+    expect((await readdir(path.join(dateDir, "hour=01"))).filter((f) => f.endsWith(".parquet"))).toHaveLength(0)
+    expect((await readdir(path.join(dateDir, "hour=05"))).filter((f) => f.endsWith(".parquet"))).toHaveLength(0)
+    expect((await readdir(dateDir)).filter((f) => f.startsWith("day-"))).toHaveLength(1)
+    expect(await countAll(from, to)).toEqual({ files: 1, clicks: 14, distinct: 14 })
+  })
+
+  it("leaves today alone and merges only settled hours", async () => {
+    const today = new Date(NOW).toISOString().slice(0, 10)
+    await engineFile(NOW - 3 * HOUR, "e1-1.parquet", 2)
+    await engineFile(NOW - 3 * HOUR + 60_000, "e2-1.parquet", 2)
+    await compactClicks(dir, run, NOW, { settleMs: 0, graceMs: 60_000 })
+    expect((await readdir(path.join(dir, `date=${today}`))).filter((f) => f === "_day.json")).toHaveLength(0)
+    expect(await countAll(NOW - DAY, NOW)).toEqual({ files: 1, clicks: 4, distinct: 4 })
+  })
+})
