@@ -4,7 +4,7 @@ import { Database } from "../control/db/Database.ts"
 import { ChangeBus } from "../control/outbox/publisher.ts"
 import { hostname } from "node:os"
 import * as path from "node:path"
-import { openDuckDb } from "../shared/clicks/parquet.ts"
+import { startRollWorker } from "./clicks/rollWorkerClient.ts"
 import { SpoolSink } from "./clicks/spoolSink.ts"
 import { startEngine } from "./engine.ts"
 
@@ -18,14 +18,15 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const bus = yield* ChangeBus
   const engineId = config.engineId ?? `${hostname()}-${config.enginePort}`
-  const sink = yield* Effect.promise(async () =>
+  const roller = yield* Effect.acquireRelease(Effect.sync(startRollWorker), (roller) => Effect.promise(() => roller.close()))
+  const sink = yield* Effect.promise(() =>
     SpoolSink.open({
       spoolDir: path.join(config.spoolDir, engineId),
       clicksDir: config.clicksDir,
       engineId,
       fsyncMs: config.spoolFsyncMs,
       rollMs: config.rollSeconds * 1000,
-      duck: await openDuckDb(1)
+      convert: roller.convert
     })
   )
   const engine = yield* Effect.acquireRelease(

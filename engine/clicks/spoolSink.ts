@@ -18,7 +18,40 @@ export interface SpoolOptions {
   readonly fsyncMs: number
   /** How often the spool is rolled into Parquet. */
   readonly rollMs: number
-  readonly duck: DuckDBConnection
+  /** Where segments are turned into Parquet in this thread (tests), unless `convert` is given. */
+  readonly duck?: DuckDBConnection
+  /** Turns a sealed segment into Parquet elsewhere (the engine uses a worker thread); returns its click count. */
+  readonly convert?: (job: SegmentJob) => Promise<number>
+}
+
+export interface SegmentJob {
+  readonly file: string
+  readonly seq: number
+  readonly clicksDir: string
+  readonly engineId: string
+}
+
+/**
+ * One sealed segment into Parquet files, one per hour it covers, then the segment is deleted.
+ * The file names derive from the segment, so a conversion interrupted by a crash completes on the
+ * next start without duplicating what it had written.
+ */
+export const convertSegment = async (duck: DuckDBConnection, job: SegmentJob): Promise<number> => {
+  const clicks = readFrames(await readFile(job.file))
+  const byHour = new Map<string, Array<ClickRecord>>()
+  for (const click of clicks) {
+    const { dir } = partitionOf(click.timestamp)
+    let list = byHour.get(dir)
+    if (list === undefined) byHour.set(dir, (list = []))
+    list.push(click)
+  }
+  for (const [dir, list] of byHour) {
+    const target = path.join(job.clicksDir, dir, `${job.engineId}-${job.seq}.parquet`)
+    if (existsSync(target)) continue
+    await writeClicksParquet(duck, list, target)
+  }
+  await unlink(job.file)
+  return clicks.length
 }
 
 /** Frames of a spool segment: `[u32 length][msgpack batch]`; a torn last frame is ignored. */
@@ -154,23 +187,8 @@ export class SpoolSink implements ClickSink {
   }
 
   private async convert(seq: number) {
-    const file = path.join(this.options.spoolDir, segmentName(seq))
-    const clicks = readFrames(await readFile(file))
-    const byHour = new Map<string, Array<ClickRecord>>()
-    for (const click of clicks) {
-      const { dir } = partitionOf(click.timestamp)
-      let list = byHour.get(dir)
-      if (list === undefined) byHour.set(dir, (list = []))
-      list.push(click)
-    }
-    for (const [dir, list] of byHour) {
-      const target = path.join(this.options.clicksDir, dir, `${this.options.engineId}-${seq}.parquet`)
-      // Written before a crash that came ahead of the segment's deletion: already in place.
-      if (existsSync(target)) continue
-      await writeClicksParquet(this.options.duck, list, target)
-    }
-    await unlink(file)
-    this.counts.rolled += clicks.length
+    const job = { file: path.join(this.options.spoolDir, segmentName(seq)), seq, clicksDir: this.options.clicksDir, engineId: this.options.engineId }
+    this.counts.rolled += this.options.convert ? await this.options.convert(job) : await convertSegment(this.options.duck!, job)
   }
 
   /** Everything written so far is fsynced and rolled into Parquet. */
@@ -183,6 +201,9 @@ export class SpoolSink implements ClickSink {
     if (this.rollTimer !== undefined) clearInterval(this.rollTimer)
     await this.flush()
     this.closed = true
+    const { size } = await this.handle.stat()
     await this.handle.close()
+    // Everything was rolled: the fresh segment a roll opens is left empty, and need not outlive us.
+    if (size === 0) await unlink(path.join(this.options.spoolDir, segmentName(this.seq))).catch(() => {})
   }
 }

@@ -1,0 +1,20 @@
+import { parentPort } from "node:worker_threads"
+import { openDuckDb } from "../../shared/clicks/parquet.ts"
+import { convertSegment, type SegmentJob } from "./spoolSink.ts"
+
+/**
+ * Worker thread that turns sealed spool segments into Parquet. Decoding a segment and preparing
+ * it for DuckDB costs about 10 µs a click; here it does not hold up the thread serving redirects.
+ */
+const duck = await openDuckDb(1)
+let queue: Promise<void> = Promise.resolve()
+
+parentPort!.on("message", (message: { id: number; job: SegmentJob }) => {
+  queue = queue.then(async () => {
+    try {
+      parentPort!.postMessage({ id: message.id, count: await convertSegment(duck, message.job) })
+    } catch (error) {
+      parentPort!.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) })
+    }
+  })
+})
