@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Context, Effect, Layer } from "effect"
+import { cachedFileLister } from "../../shared/clicks/files.ts"
 import { ControlConfig } from "../ControlConfig.ts"
 
 /**
@@ -9,6 +10,8 @@ import { ControlConfig } from "../ControlConfig.ts"
  */
 export class ClickStore extends Context.Service<ClickStore, {
   readonly clicksDir: string
+  /** The files holding clicks in [fromMs, toMs], past days' lists cached (see cachedFileLister). */
+  readonly files: (fromMs: number, toMs: number) => Promise<Array<string>>
   readonly query: (sql: string) => Promise<Array<Record<string, unknown>>>
   readonly run: (sql: string) => Promise<void>
 }>()("ricochet/ClickStore") {}
@@ -20,6 +23,8 @@ export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
   const instance = yield* Effect.promise(() => DuckDBInstance.create(":memory:", { threads: "2" }))
   // Two connections: a long query does not hold up a short one.
   const connections: Array<DuckDBConnection> = yield* Effect.promise(() => Promise.all([instance.connect(), instance.connect()]))
+  // Parquet footers are read once per file, not once per query.
+  yield* Effect.promise(() => connections[0].run("SET parquet_metadata_cache = true"))
   yield* Effect.addFinalizer(() => Effect.sync(() => {
     for (const connection of connections) connection.closeSync()
     instance.closeSync()
@@ -28,6 +33,7 @@ export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
   const pick = () => connections[next++ % connections.length]
   return ClickStore.of({
     clicksDir: config.clicksDir,
+    files: cachedFileLister(config.clicksDir),
     query: async (sql) => {
       const reader = await pick().runAndReadAll(sql)
       return reader.getRowObjects().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toPlain(v)])))

@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import { listClickFiles } from "../../shared/clicks/files.ts"
 import { ControlConfig } from "../ControlConfig.ts"
 import { query } from "../db/Database.ts"
 import { ApiError } from "../http/ApiError.ts"
@@ -35,7 +34,7 @@ export const analyticsRoutes = [
         const filter = yield* query((sql) => resolveFilter(sql, principal.workspaceId, q, window))
         if (filter instanceof ApiError) return yield* filter
         const bucket = interval === "24h" ? "hour" : "day"
-        const files = yield* Effect.promise(() => listClickFiles(store.clicksDir, window.fromMs, window.toMs))
+        const files = yield* Effect.promise(() => store.files(window.fromMs, window.toMs))
         const rows = files.length === 0
           ? []
           : yield* query(() => store.query(analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)))

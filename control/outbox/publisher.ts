@@ -43,7 +43,8 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
   }
   onOutboxDirty(() => wake?.())
   yield* Effect.addFinalizer(() => Effect.sync(() => onOutboxDirty(undefined)))
-  const idleMs = kind === "postgres" ? 500 : 20
+  // A backstop only: commits wake the publisher (NOTIFY on PostgreSQL, in-process signal when embedded).
+  const idleMs = kind === "postgres" ? 500 : 200
   let failures = 0
   const sleep = (ms: number) =>
     Effect.callback<void>((resume) => {

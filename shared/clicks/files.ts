@@ -146,3 +146,34 @@ export const listClickFiles = async (clicksDir: string, fromMs: number, toMs: nu
   })
   return files
 }
+
+/**
+ * listClickFiles with the file lists of past days remembered for `pastDayTtlMs`. Past days
+ * change only by compaction (whose replaced files stay readable for minutes, longer than the
+ * TTL) and by rare late rolls (which then show within the TTL); today is always listed afresh.
+ * A 90-day question then lists one day of directories instead of ninety.
+ */
+export const cachedFileLister = (clicksDir: string, pastDayTtlMs = 30_000) => {
+  const days = new Map<string, { files: Array<string>; until: number }>()
+  const DAY_MS = 86_400_000
+  return async (fromMs: number, toMs: number, nowMs = Date.now()): Promise<Array<string>> => {
+    const today = new Date(nowMs).toISOString().slice(0, 10)
+    const files: Array<string> = []
+    const dates = await listDateDirs(clicksDir, fromMs, toMs)
+    await mapLimit(dates, 16, async ({ date }) => {
+      const dayStart = Date.parse(`${date}T00:00:00Z`)
+      const whole = fromMs <= dayStart && toMs >= dayStart + DAY_MS - 1
+      // Only days well over: clicks near midnight may still be rolling into the day that just ended.
+      if (date < today && whole && nowMs > dayStart + DAY_MS + 3_600_000) {
+        const cached = days.get(date)
+        if (cached !== undefined && cached.until > nowMs) return void files.push(...cached.files)
+        const listed = await listClickFiles(clicksDir, dayStart, dayStart + DAY_MS - 1)
+        days.set(date, { files: listed, until: nowMs + pastDayTtlMs })
+        return void files.push(...listed)
+      }
+      files.push(...(await listClickFiles(clicksDir, Math.max(fromMs, dayStart), Math.min(toMs, dayStart + DAY_MS - 1))))
+    })
+    for (const date of days.keys()) if (days.get(date)!.until <= nowMs) days.delete(date)
+    return files.sort()
+  }
+}
