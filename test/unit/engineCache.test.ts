@@ -1,3 +1,4 @@
+import { linkRecord as baseRecord } from "../support/linkRecord.ts"
 import { describe, expect, it } from "vitest"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
@@ -8,30 +9,8 @@ import type { CompiledDomain, CompiledLink } from "../../engine/links/compile.ts
 
 const HOST = "go.example.com"
 
-const linkRecord = (slug: string, url = `https://example.com/${slug}`, fields: Partial<LinkRecord> = {}): LinkRecord => ({
-  id: `lnk_${slug}`,
-  workspaceId: "ws_1",
-  domainId: "dom_1",
-  host: HOST,
-  slug,
-  url,
-  title: null,
-  description: null,
-  ogImageUrl: null,
-  redirectType: 302,
-  passQuery: false,
-  openInApp: false,
-  openInBrowser: false,
-  utm: null,
-  geoRules: [],
-  deviceRules: [],
-  expiresAt: null,
-  expiredUrl: null,
-  abTest: null,
-  passwordHash: null,
-  updatedAt: "2030-01-01T00:00:00.000Z",
-  ...fields
-})
+const linkRecord = (slug: string, url = `https://example.com/${slug}`, fields: Partial<LinkRecord> = {}): LinkRecord =>
+  baseRecord({ id: `lnk_${slug}`, host: HOST, slug, url, ...fields })
 
 const domainRecord = (host: string, fields: Partial<DomainRecord> = {}): DomainRecord => ({
   id: `dom_${host}`,

@@ -1,4 +1,5 @@
 import { xxh32 } from "@node-rs/xxhash"
+import { linkRecord } from "../support/linkRecord.ts"
 import { describe, expect, it } from "vitest"
 import type { LinkRecord } from "../../shared/links/linkRecord.ts"
 import { compileLink } from "../../engine/links/compile.ts"
@@ -26,30 +27,7 @@ const VAR_C = "https://example.com/c"
 const LINK_EXPIRED = "https://example.com/link-expired"
 const DOMAIN_EXPIRED = "https://example.com/domain-expired"
 
-const record = (fields: Partial<LinkRecord> = {}): LinkRecord => ({
-  id: "lnk_1",
-  workspaceId: "ws_1",
-  domainId: "dom_1",
-  host: "go.example.com",
-  slug: "abc",
-  url: URL0,
-  title: null,
-  description: null,
-  ogImageUrl: null,
-  redirectType: 302,
-  passQuery: false,
-  openInApp: false,
-  openInBrowser: false,
-  utm: null,
-  geoRules: [],
-  deviceRules: [],
-  expiresAt: null,
-  expiredUrl: null,
-  abTest: null,
-  passwordHash: null,
-  updatedAt: "2030-01-01T00:00:00.000Z",
-  ...fields
-})
+const record = (fields: Partial<LinkRecord> = {}): LinkRecord => linkRecord({ url: URL0, ...fields })
 
 const link = (fields: Partial<LinkRecord> = {}) => compileLink(record(fields))
 

@@ -1,3 +1,4 @@
+import { linkRecord } from "../support/linkRecord.ts"
 import { describe, expect, it } from "vitest"
 import { LinkCache } from "../../engine/cache/linkCache.ts"
 import { SlugFilter } from "../../engine/cache/slugFilter.ts"
@@ -5,29 +6,7 @@ import type { LinkRecord } from "../../shared/links/linkRecord.ts"
 
 const HOST = "acme.localhost"
 
-const record = (slug: string): LinkRecord => ({
-  id: `lnk_${slug}`,
-  workspaceId: "ws_1",
-  domainId: "dom_1",
-  host: HOST,
-  slug,
-  url: `https://example.com/${slug}`,
-  title: null,
-  description: null,
-  ogImageUrl: null,
-  redirectType: 302,
-  passQuery: false,
-  openInApp: false,
-  openInBrowser: false,
-  utm: null,
-  geoRules: [],
-  deviceRules: [],
-  expiresAt: null,
-  expiredUrl: null,
-  abTest: null,
-  passwordHash: null,
-  updatedAt: "2026-01-01T00:00:00.000Z"
-})
+const record = (slug: string): LinkRecord => linkRecord({ id: `lnk_${slug}`, host: HOST, slug, url: `https://example.com/${slug}` })
 
 const settle = () => new Promise((r) => setTimeout(r, 10))
 
