@@ -2,7 +2,7 @@ import { existsSync } from "node:fs"
 import type { Sql } from "postgres"
 import type { Bus } from "../shared/bus/bus.ts"
 import type { RicochetConfig } from "../shared/config.ts"
-import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord } from "../shared/links/linkQueries.ts"
+import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord, loadLinkRecords } from "../shared/links/linkQueries.ts"
 import { LinkCache } from "./cache/linkCache.ts"
 import type { ClickSink } from "../shared/clicks/click.ts"
 import { ClickCollector } from "./clicks/collector.ts"
@@ -26,6 +26,7 @@ export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
   const cache = new LinkCache(
     {
       link: (host, slug) => loadLinkRecord(sql, host, slug),
+      links: (keys) => loadLinkRecords(sql, keys),
       domain: (host) => loadDomainRecord(sql, host),
       slugs: (host) => listSlugs(sql, host)
     },

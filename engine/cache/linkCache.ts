@@ -12,6 +12,8 @@ type DomainEntry = CompiledDomain | Missing
 
 export interface LinkSource {
   readonly link: (host: string, slug: string) => Promise<LinkRecord | null>
+  /** Many links in one query, keyed `host\nslug`; when present, misses are batched per event-loop turn. */
+  readonly links?: (keys: ReadonlyArray<{ readonly host: string; readonly slug: string }>) => Promise<Map<string, LinkRecord>>
   readonly domain: (host: string) => Promise<DomainRecord | null>
   /** Every slug on the domain, in chunks; absent when the source cannot list them. */
   readonly slugs?: (host: string) => AsyncIterable<ReadonlyArray<string>>
@@ -41,6 +43,7 @@ interface Inflight<T> {
 }
 
 const linkKey = (host: string, slug: string) => `${host}\n${slug}`
+const MAX_BATCH = 500
 const MISSING_BYTES = 64
 
 /**
@@ -134,6 +137,7 @@ export class LinkCache {
 
   loadDomain(host: string): Promise<DomainEntry> {
     return this.load(this.inflightDomains, this.domains, host, async () => {
+      this.queries++
       const record = await this.source.domain(host)
       return record === null ? MISSING : compileDomain(record)
     })
@@ -141,15 +145,46 @@ export class LinkCache {
 
   loadLink(host: string, slug: string): Promise<LinkEntry> {
     return this.load(this.inflightLinks, this.links, linkKey(host, slug), async () => {
+      if (this.source.links !== undefined) {
+        const record = await this.batched(host, slug)
+        return record === null ? MISSING : compileLink(record)
+      }
+      this.queries++
       const record = await this.source.link(host, slug)
       return record === null ? MISSING : compileLink(record)
     })
   }
 
+  private batch: Array<{ host: string; slug: string; resolve: (r: LinkRecord | null) => void; reject: (e: unknown) => void }> = []
+
+  /** Misses of one event-loop turn share a query (up to MAX_BATCH keys each). */
+  private batched(host: string, slug: string): Promise<LinkRecord | null> {
+    return new Promise((resolve, reject) => {
+      if (this.batch.length === 0) setImmediate(() => this.flushBatch())
+      this.batch.push({ host, slug, resolve, reject })
+    })
+  }
+
+  private flushBatch(): void {
+    const waiting = this.batch
+    this.batch = []
+    for (let start = 0; start < waiting.length; start += MAX_BATCH) {
+      const chunk = waiting.slice(start, start + MAX_BATCH)
+      this.queries++
+      this.source.links!(chunk).then(
+        (found) => {
+          for (const w of chunk) w.resolve(found.get(linkKey(w.host, w.slug)) ?? null)
+        },
+        (error) => {
+          for (const w of chunk) w.reject(error)
+        }
+      )
+    }
+  }
+
   private load<T>(inflight: Map<string, Inflight<T>>, cache: LRUCache<string, T & {}>, key: string, query: () => Promise<T>): Promise<T> {
     const pending = inflight.get(key)
     if (pending !== undefined) return pending.promise
-    this.queries++
     const entry: Inflight<T> = {
       stale: false,
       promise: query().then(

@@ -83,3 +83,43 @@ describe("LinkCache slug filters", () => {
     expect(cache.mayExist(HOST, "x")).toBeUndefined()
   })
 })
+
+describe("LinkCache batched misses", () => {
+  it("answers the misses of one event-loop turn with one query, and each key gets its own answer", async () => {
+    const calls: Array<number> = []
+    const existing = new Set(["a", "b", "c"])
+    const cache = new LinkCache({
+      link: async () => {
+        throw new Error("batched sources are asked in batches")
+      },
+      links: async (keys) => {
+        calls.push(keys.length)
+        return new Map(keys.filter((k) => existing.has(k.slug)).map((k) => [`${k.host}\n${k.slug}`, record(k.slug)]))
+      },
+      domain: async () => null
+    }, { maxLinks: 1000, maxBytes: 1e7, ttlMs: 60_000 })
+    const slugs = ["a", "b", "c", "x", "y", "a", "b"]
+    const answers = await Promise.all(slugs.map((slug) => cache.loadLink(HOST, slug)))
+    expect(calls).toEqual([5]) // five distinct keys, one query
+    expect(cache.queries).toBe(1)
+    expect(answers.map((a) => (typeof a === "symbol" ? null : a.record.slug))).toEqual(["a", "b", "c", null, null, "a", "b"])
+    // Answers are cached (the engine peeks before it loads); the next turn's misses are a new batch.
+    expect(cache.peekLink(HOST, "a")).toBeDefined()
+    expect(cache.peekLink(HOST, "x")).toBeDefined()
+    await cache.loadLink(HOST, "z")
+    expect(calls).toEqual([5, 1])
+  })
+
+  it("fails every waiter of a batch whose query fails, and caches nothing", async () => {
+    const cache = new LinkCache({
+      link: async () => null,
+      links: async () => {
+        throw new Error("database down")
+      },
+      domain: async () => null
+    }, { maxLinks: 1000, maxBytes: 1e7, ttlMs: 60_000 })
+    const results = await Promise.allSettled(["a", "b"].map((slug) => cache.loadLink(HOST, slug)))
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"])
+    expect(cache.peekLink(HOST, "a")).toBeUndefined()
+  })
+})
