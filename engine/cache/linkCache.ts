@@ -44,6 +44,7 @@ interface Inflight<T> {
 
 const linkKey = (host: string, slug: string) => `${host}\n${slug}`
 const MAX_BATCH = 500
+const NO_RULES: ReadonlyArray<never> = Object.freeze([])
 const MISSING_BYTES = 64
 
 /**
@@ -147,11 +148,11 @@ export class LinkCache {
     return this.load(this.inflightLinks, this.links, linkKey(host, slug), async () => {
       if (this.source.links !== undefined) {
         const record = await this.batched(host, slug)
-        return record === null ? MISSING : compileLink(record)
+        return record === null ? MISSING : compileLink(this.shared(record))
       }
       this.queries++
       const record = await this.source.link(host, slug)
-      return record === null ? MISSING : compileLink(record)
+      return record === null ? MISSING : compileLink(this.shared(record))
     })
   }
 
@@ -212,7 +213,7 @@ export class LinkCache {
         this.noteSlug(event.link.host, event.link.slug)
         // Only links someone asked for are kept: an update refreshes them, and a create replaces
         // the negative entry left by a visitor who tried the slug first.
-        if (this.links.has(key)) this.links.set(key, compileLink(event.link))
+        if (this.links.has(key)) this.links.set(key, compileLink(this.shared(event.link)))
         return
       }
       case "link.deleted": {
@@ -238,6 +239,27 @@ export class LinkCache {
     if (pending !== undefined) {
       pending.stale = true
       inflight.delete(key)
+    }
+  }
+
+  private readonly interned = new Map<string, string>()
+
+  /** One copy of the strings many links share (workspace, domain, host), and of empty rule lists. */
+  private shared(record: LinkRecord): LinkRecord {
+    const intern = (text: string) => {
+      const known = this.interned.get(text)
+      if (known !== undefined) return known
+      if (this.interned.size >= 100_000) this.interned.clear()
+      this.interned.set(text, text)
+      return text
+    }
+    return {
+      ...record,
+      workspaceId: intern(record.workspaceId),
+      domainId: intern(record.domainId),
+      host: intern(record.host),
+      geoRules: record.geoRules.length === 0 ? NO_RULES : record.geoRules,
+      deviceRules: record.deviceRules.length === 0 ? NO_RULES : record.deviceRules
     }
   }
 
