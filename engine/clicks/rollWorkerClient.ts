@@ -6,20 +6,27 @@ export const startRollWorker = () => {
   const worker = new Worker(new URL("./rollWorkerEntry.mjs", import.meta.url))
   const waiting = new Map<number, { resolve: (count: number) => void; reject: (error: Error) => void }>()
   let next = 0
+  // A worker that died answers nothing: later conversions fail at once (the segment stays on disk
+  // and is rolled at the next start) instead of hanging a roll, or a shutdown, forever.
+  let dead: Error | undefined
+  const fail = (error: Error) => {
+    dead = error
+    for (const waiter of waiting.values()) waiter.reject(error)
+    waiting.clear()
+  }
   worker.on("message", (message: { id: number; count?: number; error?: string }) => {
     const waiter = waiting.get(message.id)
     waiting.delete(message.id)
     if (message.error !== undefined) waiter?.reject(new Error(message.error))
     else waiter?.resolve(message.count!)
   })
-  worker.on("error", (error) => {
-    for (const waiter of waiting.values()) waiter.reject(error)
-    waiting.clear()
-  })
+  worker.on("error", fail)
+  worker.on("exit", (code) => fail(new Error(`the roll worker exited (${code})`)))
   worker.unref()
   return {
     convert: (job: SegmentJob) =>
       new Promise<number>((resolve, reject) => {
+        if (dead !== undefined) return reject(dead)
         const id = next++
         waiting.set(id, { resolve, reject })
         worker.postMessage({ id, job })
