@@ -31,6 +31,14 @@ export const startRollWorker = () => {
         waiting.set(id, { resolve, reject })
         worker.postMessage({ id, job })
       }),
-    close: () => worker.terminate()
+    /** Asks the worker to finish and close; terminates it only if it has not within 5 s. */
+    close: async () => {
+      if (dead !== undefined) return
+      const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()))
+      worker.postMessage({ close: true })
+      const timer = setTimeout(() => void worker.terminate(), 5_000)
+      await exited
+      clearTimeout(timer)
+    }
   }
 }

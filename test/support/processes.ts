@@ -64,9 +64,17 @@ export const runTs = (entry: string, args: ReadonlyArray<string>, env: Record<st
     exited,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+      let killed = false
+      const timer = setTimeout(() => {
+        killed = true
+        child.kill("SIGKILL")
+      }, 30_000)
       const code = await exited
       clearTimeout(timer)
+      // A graceful stop that did not end cleanly: show why, for whoever reads the failure.
+      if (signal !== "SIGKILL" && code !== 0) {
+        console.error(`${entry} stopped with ${killed ? "SIGKILL after 30 s" : `code ${code}, signal ${child.signalCode}`}; last output:\n${output.slice(-3000)}`)
+      }
       return code
     }
   }
