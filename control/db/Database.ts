@@ -15,6 +15,7 @@ export class Database extends Context.Service<Database, {
   readonly kind: "embedded" | "postgres"
 }>()("ricochet/Database") {}
 
+/** What a repository function runs on: the pool, or a transaction it is part of. */
 export type Queryable = Sql | TransactionSql
 
 /** PostgreSQL's unique_violation, optionally of one constraint. */
@@ -36,14 +37,6 @@ export const query = <A>(run: (sql: Sql) => Promise<A>): Effect.Effect<A, ApiErr
   Effect.gen(function*() {
     const { sql } = yield* Database
     return yield* fromPromise(() => run(sql))
-  })
-
-export const transaction = <A>(
-  run: (tx: TransactionSql) => Promise<A>
-): Effect.Effect<A, ApiError | DatabaseError, Database> =>
-  Effect.gen(function*() {
-    const { sql } = yield* Database
-    return yield* fromPromise(() => sql.begin(run) as Promise<A>)
   })
 
 /** PostgreSQL at DATABASE_URL, migrated before anything uses it. */

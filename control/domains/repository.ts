@@ -1,6 +1,6 @@
-import type { Sql, TransactionSql } from "postgres"
+import type { Sql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
-import { isUniqueViolation } from "../db/Database.ts"
+import { isUniqueViolation, type Queryable } from "../db/Database.ts"
 import { apiError, notFound } from "../http/ApiError.ts"
 import { toIso } from "../http/fields.ts"
 import { lockWorkspaceQuota, type Scope } from "../links/repository.ts"
@@ -10,7 +10,7 @@ import { toDomainRecord } from "../../shared/links/linkQueries.ts"
 import type { Domain, DomainStatus } from "./schema.ts"
 import { type CheckState, type DnsTargets, expectedRecords } from "./verification.ts"
 
-type Q = Sql | TransactionSql
+type Q = Queryable
 
 export interface DomainRow {
   readonly id: string

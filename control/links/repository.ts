@@ -1,8 +1,8 @@
 import { argon2id } from "hash-wasm"
 import { randomBytes } from "node:crypto"
-import type { Sql, TransactionSql } from "postgres"
+import type { Sql } from "postgres"
 import { newId, randomSlug } from "../../shared/ids.ts"
-import { isUniqueViolation } from "../db/Database.ts"
+import { isUniqueViolation, type Queryable } from "../db/Database.ts"
 import { apiError, fieldError, notFound } from "../http/ApiError.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import { limitReached, PLAN_LIMITS, type Plan } from "../plans/plans.ts"
@@ -17,7 +17,7 @@ import { toLinkRecord } from "../../shared/links/linkQueries.ts"
 import type { LinkRow } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
-type Q = Sql | TransactionSql
+type Q = Queryable
 
 export interface Scope {
   readonly workspaceId: string

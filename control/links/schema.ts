@@ -13,7 +13,6 @@ export const Slug = Schema.String.check(
 export const REDIRECT_TYPES = [301, 302, 307, 308] as const
 export const RedirectType = Schema.Literals(REDIRECT_TYPES)
 
-export const UTM_KEYS = ["source", "medium", "campaign", "term", "content", "ref"] as const
 const UtmValue = Schema.String.check(Schema.isMaxLength(500))
 /** Input: an empty value removes that parameter from the link's set. */
 export const UtmInput = Schema.Struct({

@@ -9,6 +9,7 @@ import { parseDevice } from "../../engine/visitors/device.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { listClickFiles, MANIFEST } from "../../shared/clicks/files.ts"
 import { openDuckDb, partitionOf, writeClicksParquet } from "../../shared/clicks/parquet.ts"
+import { clickRecord } from "../support/clickRecord.ts"
 import { startDnsServer } from "../support/dnsServer.ts"
 import {
   apiClient,
@@ -543,29 +544,18 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
   describe("plan history", () => {
     const YEAR = 365 * DAY
     const old = (workspaceId: string, timestamp: number, n: number): Array<ClickRecord> =>
-      Array.from({ length: n }, (_, i) => ({
-        timestamp: timestamp + i * 1000,
-        workspaceId,
-        linkId: "lnk_historic",
-        domain: "old.example.com",
-        slug: "old",
-        url: `https://example.com/old?i=${i}`,
-        audience: i % 2 === 0 ? "people" : "agent",
-        country: "NL",
-        region: null,
-        city: null,
-        device: "desktop",
-        browser: "Chrome",
-        os: "Windows",
-        refererHost: null,
-        utmSource: null,
-        utmMedium: null,
-        utmCampaign: null,
-        utmTerm: null,
-        utmContent: null,
-        abVariant: null,
-        visitorHash: `old${i}`
-      }))
+      Array.from({ length: n }, (_, i) =>
+        clickRecord({
+          timestamp: timestamp + i * 1000,
+          workspaceId,
+          linkId: "lnk_historic",
+          domain: "old.example.com",
+          slug: "old",
+          url: `https://example.com/old?i=${i}`,
+          audience: i % 2 === 0 ? "people" : "agent",
+          country: "NL",
+          visitorHash: `old${i}`
+        }))
 
     beforeAll(async () => {
       const now = Date.now()
@@ -603,30 +593,21 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
       const now = Date.now()
       const hour = Math.floor(now / HOUR) * HOUR - 2 * HOUR
       const sentinelHour = hour - HOUR
-      const click = (i: number, fields: Partial<ClickRecord> = {}): ClickRecord => ({
-        timestamp: hour + ((i * 7919) % HOUR),
-        workspaceId: pro.id,
-        linkId: `lnk_raw_${i % 3}`,
-        domain: "raw.example.com",
-        slug: `raw${i % 3}`,
-        url: `https://example.com/raw/${i % 3}?n=${i}`,
-        audience: i % 4 === 0 ? "agent" : "people",
-        country: ["US", "DE", "FR", null][i % 4],
-        region: null,
-        city: null,
-        device: (["desktop", "mobile", "tablet"] as const)[i % 3],
-        browser: "Chrome",
-        os: "Windows",
-        refererHost: i % 2 === 0 ? "t.co" : null,
-        utmSource: null,
-        utmMedium: null,
-        utmCampaign: null,
-        utmTerm: null,
-        utmContent: null,
-        abVariant: null,
-        visitorHash: `raw${i}`,
-        ...fields
-      })
+      const click = (i: number, fields: Partial<ClickRecord> = {}): ClickRecord =>
+        clickRecord({
+          timestamp: hour + ((i * 7919) % HOUR),
+          workspaceId: pro.id,
+          linkId: `lnk_raw_${i % 3}`,
+          domain: "raw.example.com",
+          slug: `raw${i % 3}`,
+          url: `https://example.com/raw/${i % 3}?n=${i}`,
+          audience: i % 4 === 0 ? "agent" : "people",
+          country: ["US", "DE", "FR", null][i % 4],
+          device: (["desktop", "mobile", "tablet"] as const)[i % 3],
+          refererHost: i % 2 === 0 ? "t.co" : null,
+          visitorHash: `raw${i}`,
+          ...fields
+        })
       // The engine files are written aside first, then moved in at once.
       const staging = path.join(dir, "staging")
       const all = Array.from({ length: 60 }, (_, i) => click(i))

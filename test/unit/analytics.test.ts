@@ -10,6 +10,7 @@ import { PLAN_LIMITS, type Plan, PLANS } from "../../control/plans/plans.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { type HourManifest, hourView, listClickFiles, MANIFEST } from "../../shared/clicks/files.ts"
 import { openDuckDb, partitionOf, writeClicksParquet } from "../../shared/clicks/parquet.ts"
+import { clickRecord } from "../support/clickRecord.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
 
 /**
@@ -48,30 +49,13 @@ const list = (files: ReadonlyArray<string>) => `[${files.map((f) => `'${f.replac
 let serial = 0
 const click = (fields: Partial<ClickRecord> = {}): ClickRecord => {
   serial++
-  return {
+  return clickRecord({
     timestamp: NOW,
-    workspaceId: "ws_a",
-    linkId: "lnk_1",
-    domain: "acme.localhost",
-    slug: "one",
     url: `https://example.com/landing?n=${serial}`,
-    audience: "people",
     country: "US",
-    region: null,
-    city: null,
-    device: "desktop",
-    browser: "Chrome",
-    os: "Windows",
-    refererHost: null,
-    utmSource: null,
-    utmMedium: null,
-    utmCampaign: null,
-    utmTerm: null,
-    utmContent: null,
-    abVariant: null,
     visitorHash: `v${serial}`,
     ...fields
-  }
+  })
 }
 
 describe("analyticsWindow: the interval, cut to the plan's history", () => {
