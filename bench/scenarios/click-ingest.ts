@@ -1,5 +1,4 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { Packr } from "msgpackr"
 import { mkdir, open, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
@@ -10,13 +9,14 @@ import { SpoolSink } from "../../engine/clicks/spoolSink.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "../../engine/geo/geo.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
+import { encodeClicks } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
 import { clickRecordPool, cutBatch, rawClickPool, syntheticLinks } from "../lib/ingestRecords.ts"
 import { Scope } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
 export const description =
-  "Clicks/s the spool sink acknowledges (fsynced) and rolls into Parquet, with zero loss counted back from the Parquet files; baseline: raw append + fdatasync of the same msgpack bytes"
+  "Clicks/s the spool sink acknowledges (fsynced) and rolls into Parquet, with zero loss counted back from the Parquet files; baseline: raw append + fdatasync of the same CSV spool bytes"
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name])
@@ -62,7 +62,7 @@ const countParquet = async (duck: DuckDBConnection, clicksDir: string) => {
   return { files: files.length, rows: Number(n), distinct: Number(d), bytes }
 }
 
-/** Baseline: the same framed msgpack bytes appended and fdatasync'ed one batch at a time, flat out. */
+/** Baseline: the same CSV spool bytes appended and fdatasync'ed one batch at a time, flat out. */
 const rawDisk = async (dir: string, frames: ReadonlyArray<Buffer>, seconds: number) => {
   const handle = await open(path.join(dir, "raw.spool"), "a")
   let clicks = 0
@@ -242,13 +242,7 @@ export default async function run(): Promise<ScenarioResult> {
     })
     const links = syntheticLinks(10_000)
     const pool = clickRecordPool(50_000, links)
-    const packr = new Packr({ useRecords: false })
-    const frames = Array.from({ length: 16 }, (_, i) => {
-      const body = packr.pack(cutBatch(pool, i * BATCH, BATCH, Date.now()))
-      const header = Buffer.allocUnsafe(4)
-      header.writeUInt32LE(body.length, 0)
-      return Buffer.concat([header, body])
-    })
+    const frames = Array.from({ length: 16 }, (_, i) => encodeClicks(cutBatch(pool, i * BATCH, BATCH, Date.now())))
     const spoolBytesPerClick = frames.reduce((sum, f) => sum + f.length, 0) / (frames.length * BATCH)
 
     const disk = await rawDisk(dir, frames, Math.min(DURATION_S, 5))
@@ -299,7 +293,7 @@ export default async function run(): Promise<ScenarioResult> {
         "Parquet files (engine rolls, flat out)": flatParquet.files,
         "Parquet bytes/click (engine rolls)": round(flatParquet.bytes / Math.max(1, flatParquet.rows), 1),
         "Parquet bytes/click (compacted hour)": round(merged.bytes / Math.max(1, merged.rows), 1),
-        "spool bytes/click (msgpack)": round(spoolBytesPerClick, 1),
+        "spool bytes/click (CSV)": round(spoolBytesPerClick, 1),
         "collector path clicks/s acknowledged": round(viaCollector.ackPerS),
         "collector path clicks / rows in Parquet": `${viaCollector.counted} / ${collectorParquet.rows}`,
         "deriveClick clicks/s (one thread)": round(viaCollector.derivePerS)
@@ -333,7 +327,7 @@ export default async function run(): Promise<ScenarioResult> {
         `Acknowledged clicks/s are steady rates: clicks acknowledged between ${WARM_MS} ms after the start and the end of the load, per second (no ramp-up, no tail).`,
         "Event-loop delay (monitorEventLoopDelay, 10 ms resolution) is of the process running the sink: the roll decodes the sealed segment and serialises it to NDJSON synchronously, which in an engine is the loop that serves redirects. Parquet rate while loaded = clicks rolled between the first and last roll completion seen during the load (the roll runs every rollMs on the same event loop as the producer). 'start → all in Parquet' includes the drain after the load stops.",
         "Records are cut from a pool of 50,000 varied clicks over 10,000 links (Zipf-ish popularity, 20 countries, devices/browsers/OS, referers, UTM values on half the links, ~10% agents).",
-        `Baseline: the same framed msgpack batches appended with FileHandle.appendFile + fdatasync, one batch per sync, flat out for ${Math.min(DURATION_S, 5)} s (what the disk allows; no packing, no group commit, no Parquet).`,
+        `Baseline: the same CSV spool batches appended with FileHandle.appendFile + fdatasync, one batch per sync, flat out for ${Math.min(DURATION_S, 5)} s (what the disk allows; no encoding, no group commit, no Parquet).`,
         `Collector path: raw clicks added one by one (500 per event-loop turn) to the engine's ClickCollector as engine.ts creates it (batches of 2,000 or every 50 ms; deriving audience, geo from the bundled country database, device, referer, UTM, visitor hash; ~2% bots dropped) in front of a fresh SpoolSink, for ${DURATION_S} s, at most ${MAX_IN_FLIGHT} clicks unacknowledged; deriving shares the event loop with the sink's rolls.`,
         "Compacted bytes/click: control's compactClicks run over the flat-out files as if two hours later (one merged, sorted zstd file per hour).",
         "Not measured here: ingest while serving redirect load through a real engine process (HTTP + collector + sink on one event loop); redirect-hit reports clicks recorded per request under redirect load, and the collector-path figure here is the click pipeline's share of that without HTTP.",

@@ -104,7 +104,7 @@ export class ClickCollector {
     private readonly geo: GeoLookup,
     private readonly secret: string,
     private readonly intervalMs = 50,
-    private readonly batchSize = 2_000
+    private readonly batchSize = 256
   ) {}
 
   add(click: RawClick): void {

@@ -1,8 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api"
 import { randomBytes } from "node:crypto"
-import { mkdir, rename, rm, writeFile } from "node:fs/promises"
+import { mkdir, rename, rm } from "node:fs/promises"
 import * as path from "node:path"
-import type { ClickRecord } from "./click.ts"
 
 /**
  * The click files' columns, in order, with their DuckDB types. Every Parquet file Ricochet
@@ -40,33 +39,6 @@ export const partitionOf = (timestampMs: number): { date: string; hour: string; 
   return { date, hour, dir: `date=${date}/hour=${hour}` }
 }
 
-const toRow = (c: ClickRecord) => ({
-  ts: c.timestamp,
-  workspace_id: c.workspaceId,
-  link_id: c.linkId,
-  domain: c.domain,
-  slug: c.slug,
-  url: c.url,
-  audience: c.audience,
-  country: c.country,
-  region: c.region,
-  city: c.city,
-  device: c.device,
-  browser: c.browser,
-  os: c.os,
-  referer_host: c.refererHost,
-  utm_source: c.utmSource,
-  utm_medium: c.utmMedium,
-  utm_campaign: c.utmCampaign,
-  utm_term: c.utmTerm,
-  utm_content: c.utmContent,
-  ab_variant: c.abVariant,
-  visitor_hash: c.visitorHash
-})
-
-const JSON_COLUMNS = `{ts: 'BIGINT', ${CLICK_COLUMNS.slice(1).map(([name, type]) => `${name}: '${type}'`).join(", ")}}`
-const SELECT_COLUMNS = `epoch_ms(ts) AS timestamp, ${CLICK_COLUMNS.slice(1).map(([name]) => name).join(", ")}`
-
 export const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`
 
 /** An in-process DuckDB for writing and reading click files. */
@@ -76,29 +48,23 @@ export const openDuckDb = async (threads = 2): Promise<DuckDBConnection> => {
 }
 
 /**
- * Writes clicks to one zstd Parquet file: to a temporary name next to the target, then renamed
- * into place, so a reader never sees a partial file and a crash leaves only a temporary file.
+ * Writes the rows of a DuckDB SELECT of the click columns to one zstd Parquet file: to a
+ * temporary name next to the target, then renamed into place, so a reader never sees a partial
+ * file and a crash leaves only a temporary file.
  */
-export const writeClicksParquet = async (
+export const copyToParquet = async (
   duck: DuckDBConnection,
-  clicks: ReadonlyArray<ClickRecord>,
+  select: string,
   target: string,
   options: { readonly sort?: boolean } = {}
 ): Promise<void> => {
   await mkdir(path.dirname(target), { recursive: true })
-  const suffix = randomBytes(6).toString("hex")
-  const staging = `${target}.${suffix}.ndjson.tmp`
-  const temporary = `${target}.${suffix}.tmp`
+  const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
   try {
-    await writeFile(staging, clicks.map((c) => JSON.stringify(toRow(c))).join("\n"))
     const order = options.sort ? " ORDER BY workspace_id, link_id, timestamp" : ""
-    await duck.run(
-      `COPY (SELECT ${SELECT_COLUMNS} FROM read_json(${quote(staging)}, format = 'newline_delimited', columns = ${JSON_COLUMNS})${order})
-       TO ${quote(temporary)} (FORMAT parquet, COMPRESSION zstd)`
-    )
+    await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (FORMAT parquet, COMPRESSION zstd)`)
     await rename(temporary, target)
   } finally {
-    await rm(staging, { force: true })
     await rm(temporary, { force: true })
   }
 }

@@ -47,9 +47,12 @@ export interface RunningProcess {
   readonly stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
 
+/** Extra Node flags for the processes started, for profiling (`BENCH_NODE_ARGS="--cpu-prof"`). */
+const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
+
 /** Runs a TypeScript entry point of the project under Node with tsx, as `npm start` does. */
 export const runTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string | undefined>): RunningProcess => {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, entry), ...args], {
+  const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, "--import", "tsx", path.join(ROOT, entry), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]

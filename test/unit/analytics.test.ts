@@ -9,7 +9,8 @@ import { analyticsSql, bucketStarts, type ClickFilter, whereClause } from "../..
 import { PLAN_LIMITS, type Plan, PLANS } from "../../control/plans/plans.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { type HourManifest, hourView, listClickFiles, MANIFEST } from "../../shared/clicks/files.ts"
-import { openDuckDb, partitionOf, writeClicksParquet } from "../../shared/clicks/parquet.ts"
+import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
+import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
 

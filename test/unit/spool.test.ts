@@ -3,10 +3,12 @@ import { Packr } from "msgpackr"
 import { mkdir, open, readdir, readFile, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
-import { readFrames, SpoolSink } from "../../engine/clicks/spoolSink.ts"
+import { readLegacyFrames } from "../../engine/clicks/legacySpool.ts"
+import { SpoolSink } from "../../engine/clicks/spoolSink.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
-import { openDuckDb, partitionOf, writeClicksParquet } from "../../shared/clicks/parquet.ts"
+import { clickLine, encodeClicks, selectClicksCsv, writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
+import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
 
 /**
@@ -102,14 +104,24 @@ const parquetFiles = async (clicksDir: string): Promise<Array<string>> => {
   return found.sort()
 }
 
-const packr = new Packr({ useRecords: false })
-const frame = (batch: ReadonlyArray<ClickRecord>) => {
+/** A batch as an older engine's spool held it: a msgpack frame. */
+const packr = new Packr({ useRecords: true, mapsAsObjects: true })
+const legacyFrame = (batch: ReadonlyArray<ClickRecord>) => {
   const body = packr.pack(batch)
   const header = Buffer.alloc(4)
   header.writeUInt32LE(body.length, 0)
   return Buffer.concat([header, body])
 }
-const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.spool`
+const frame = encodeClicks
+const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
+const legacySegmentName = (seq: number) => `${String(seq).padStart(16, "0")}.spool`
+
+/** A spool segment's clicks as DuckDB reads them when it rolls the segment. */
+const readSegment = async (file: string): Promise<Array<ClickRecord>> => {
+  const staging = path.join(path.dirname(file), "..", `${path.basename(file)}.parquet`)
+  await duck.run(`COPY (${selectClicksCsv(file)}) TO '${staging}' (FORMAT parquet)`)
+  return readBack([staging])
+}
 
 describe("SpoolSink", () => {
   let root: string
@@ -141,7 +153,7 @@ describe("SpoolSink", () => {
     sinks.push(sink)
     return sink
   }
-  const segments = async () => (await readdir(spoolDir)).filter((n) => n.endsWith(".spool")).sort()
+  const segments = async () => (await readdir(spoolDir)).filter((n) => n.endsWith(".csv") || n.endsWith(".spool")).sort()
 
   it("acknowledges a write only once it is fsynced, one fsync for a group of writes", async () => {
     const probe = await open(path.join(root, "probe"), "w")
@@ -180,7 +192,8 @@ describe("SpoolSink", () => {
 
     // On disk in the spool, in order, at the moment of the acknowledgement.
     const [segment] = await segments()
-    expect(readFrames(await readFile(path.join(spoolDir, segment)))).toEqual([...a, ...b, ...c])
+    expect(await readFile(path.join(spoolDir, segment))).toEqual(Buffer.concat([frame(a), frame(b), frame(c)]))
+    expect(await readSegment(path.join(spoolDir, segment))).toEqual(byUrl([...a, ...b, ...c]))
 
     // A later write is a later commit.
     await sink.write(clicks(1))
@@ -283,23 +296,25 @@ describe("SpoolSink", () => {
     await expect(sink.write(clicks(1))).rejects.toThrow()
   })
 
-  it("rolls a leftover segment on open, once, dropping its torn last frame", async () => {
+  it("rolls a leftover segment on open, once, dropping its torn last record", async () => {
     await mkdir(spoolDir, { recursive: true })
     const one = clicks(2)
     const two = clicks(3, { timestamp: T + HOUR })
-    const torn = frame(clicks(4))
+    // A batch torn by the crash: its whole records count, the cut one does not.
+    const partial = clicks(4)
+    const torn = frame(partial)
     const seq = 1_700_000_000_000_005
     await writeFile(path.join(spoolDir, segmentName(seq)), Buffer.concat([frame(one), frame(two), torn.subarray(0, torn.length - 7)]))
 
     const sink = await openSink()
-    expect(sink.counts).toEqual({ acknowledged: 0, rolled: 5 })
+    expect(sink.counts).toEqual({ acknowledged: 0, rolled: 8 })
     expect(await segments()).not.toContain(segmentName(seq))
     const files = await parquetFiles(clicksDir)
     expect(files).toEqual([
       path.join(clicksDir, "date=2030-06-15", "hour=10", `${ENGINE}-${seq}.parquet`),
       path.join(clicksDir, "date=2030-06-15", "hour=11", `${ENGINE}-${seq}.parquet`)
     ])
-    expect(await readBack(files)).toEqual(byUrl([...one, ...two]))
+    expect(await readBack(files)).toEqual(byUrl([...one, ...two, ...partial.slice(0, 3)]))
 
     // New segments sort after the recovered one, and another start rolls nothing again.
     const [current] = await segments()
@@ -308,7 +323,7 @@ describe("SpoolSink", () => {
     sinks.splice(sinks.indexOf(sink), 1)
     const again = await openSink()
     expect(again.counts.rolled).toBe(0)
-    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...one, ...two]))
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...one, ...two, ...partial.slice(0, 3)]))
   })
 
   it("recovers several leftover segments in order, including a segment holding only a torn frame", async () => {
@@ -357,15 +372,71 @@ describe("SpoolSink", () => {
     expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(list))
   })
 
-  it("readFrames: whole frames only", () => {
+  it("keeps every value exactly: commas, quotes, newlines, NULs, non-ASCII, empty strings apart from nulls", async () => {
+    const awkward = [
+      click({ url: "https://example.com/a,b?q=\"x\"", utmSource: "a\nb", utmMedium: "", utmCampaign: "x\u0000y", utmTerm: "é漢字😀", utmContent: "\"" }),
+      click({ city: "Washington, D.C.", region: "\\N", utmSource: "NULL", utmMedium: "cr\r\nlf", refererHost: null, country: null })
+    ]
+    const sink = await openSink()
+    await sink.write(awkward)
+    await sink.roll()
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(awkward))
+  })
+
+  it("rolls an older engine's msgpack segment left by a crash, dropping its torn last frame", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const one = clicks(2)
+    const two = clicks(3, { timestamp: T + HOUR })
+    const torn = legacyFrame(clicks(4))
+    const seq = 1_700_000_000_000_009
+    await writeFile(path.join(spoolDir, legacySegmentName(seq)), Buffer.concat([legacyFrame(one), legacyFrame(two), torn.subarray(0, torn.length - 7)]))
+    const sink = await openSink()
+    expect(sink.counts.rolled).toBe(5)
+    expect(await segments()).not.toContain(legacySegmentName(seq))
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...one, ...two]))
+    // Its seq still orders the segments that follow.
+    const [current] = await segments()
+    expect(Number(current.slice(0, 16))).toBeGreaterThan(seq)
+  })
+
+  it("a torn record holding a quoted newline is dropped, the rest kept", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const whole = clicks(3)
+    const tornLine = clickLine(click({ utmSource: "line one\nline two" }))
+    const cut = Buffer.from(tornLine.slice(0, tornLine.indexOf("line two") + 4))
+    const seq = 1_700_000_000_000_011
+    await writeFile(path.join(spoolDir, segmentName(seq)), Buffer.concat([frame(whole), cut]))
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    const sink = await openSink()
+    expect(sink.counts.rolled).toBe(3)
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(whole))
+    expect(errors).toHaveBeenCalled()
+  })
+
+  it("a record that does not parse does not block the segment or the ones after it", async () => {
+    await mkdir(spoolDir, { recursive: true })
+    const before = clicks(2)
+    const after = clicks(2)
+    const later = clicks(1)
+    await writeFile(path.join(spoolDir, segmentName(1_700_000_000_000_021)), Buffer.concat([frame(before), Buffer.from("garbage,\"x\n"), frame(after)]))
+    await writeFile(path.join(spoolDir, segmentName(1_700_000_000_000_022)), frame(later))
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    const sink = await openSink()
+    expect(await segments()).toHaveLength(1)
+    const back = await readBack(await parquetFiles(clicksDir))
+    expect(back).toEqual(expect.arrayContaining([...before, ...later]))
+    expect(sink.counts.rolled).toBe(back.length)
+  })
+
+  it("readLegacyFrames: whole frames only", () => {
     const a = clicks(2)
     const b = clicks(1)
-    const bytes = Buffer.concat([frame(a), frame(b)])
-    expect(readFrames(bytes)).toEqual([...a, ...b])
-    for (let cut = 0; cut < frame(b).length; cut++) {
-      expect(readFrames(bytes.subarray(0, frame(a).length + cut))).toEqual(a)
+    const bytes = Buffer.concat([legacyFrame(a), legacyFrame(b)])
+    expect(readLegacyFrames(bytes)).toEqual([...a, ...b])
+    for (let cut = 0; cut < legacyFrame(b).length; cut++) {
+      expect(readLegacyFrames(bytes.subarray(0, legacyFrame(a).length + cut))).toEqual(a)
     }
-    expect(readFrames(Buffer.alloc(0))).toEqual([])
+    expect(readLegacyFrames(Buffer.alloc(0))).toEqual([])
   })
 })
 
