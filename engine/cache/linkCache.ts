@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
-import { compileDomain, type CompiledDomain, compileLink, type CompiledLink } from "../links/compile.ts"
+import { compileDomain, type CompiledDomain, compileLink, type CompiledLink, compiledLinkBytes } from "../links/compile.ts"
 import { SlugFilter } from "./slugFilter.ts"
 
 /** A cached "no such link/domain", so scans of random slugs do not reach the database. */
@@ -44,7 +44,6 @@ interface Inflight<T> {
 
 const linkKey = (host: string, slug: string) => `${host}\n${slug}`
 const MAX_BATCH = 500
-const NO_RULES: ReadonlyArray<never> = Object.freeze([])
 const MISSING_BYTES = 64
 
 /**
@@ -71,7 +70,7 @@ export class LinkCache {
     this.links = new LRUCache<string, LinkEntry>({
       max: options.maxLinks,
       maxSize: options.maxBytes,
-      sizeCalculation: (entry, key) => (entry === MISSING ? MISSING_BYTES : entry.bytes) + key.length,
+      sizeCalculation: (entry, key) => (entry === MISSING ? MISSING_BYTES : compiledLinkBytes(entry)) + key.length,
       ttl: options.ttlMs
     })
     this.domains = new LRUCache<string, DomainEntry>({ max: 100_000, ttl: options.ttlMs })
@@ -148,11 +147,11 @@ export class LinkCache {
     return this.load(this.inflightLinks, this.links, linkKey(host, slug), async () => {
       if (this.source.links !== undefined) {
         const record = await this.batched(host, slug)
-        return record === null ? MISSING : compileLink(this.shared(record))
+        return record === null ? MISSING : compileLink(record, this.intern)
       }
       this.queries++
       const record = await this.source.link(host, slug)
-      return record === null ? MISSING : compileLink(this.shared(record))
+      return record === null ? MISSING : compileLink(record, this.intern)
     })
   }
 
@@ -213,7 +212,7 @@ export class LinkCache {
         this.noteSlug(event.link.host, event.link.slug)
         // Only links someone asked for are kept: an update refreshes them, and a create replaces
         // the negative entry left by a visitor who tried the slug first.
-        if (this.links.has(key)) this.links.set(key, compileLink(this.shared(event.link)))
+        if (this.links.has(key)) this.links.set(key, compileLink(event.link, this.intern))
         return
       }
       case "link.deleted": {
@@ -244,23 +243,13 @@ export class LinkCache {
 
   private readonly interned = new Map<string, string>()
 
-  /** One copy of the strings many links share (workspace, domain, host), and of empty rule lists. */
-  private shared(record: LinkRecord): LinkRecord {
-    const intern = (text: string) => {
-      const known = this.interned.get(text)
-      if (known !== undefined) return known
-      if (this.interned.size >= 100_000) this.interned.clear()
-      this.interned.set(text, text)
-      return text
-    }
-    return {
-      ...record,
-      workspaceId: intern(record.workspaceId),
-      domainId: intern(record.domainId),
-      host: intern(record.host),
-      geoRules: record.geoRules.length === 0 ? NO_RULES : record.geoRules,
-      deviceRules: record.deviceRules.length === 0 ? NO_RULES : record.deviceRules
-    }
+  /** One copy of the strings many links share (the workspace id). */
+  private readonly intern = (text: string): string => {
+    const known = this.interned.get(text)
+    if (known !== undefined) return known
+    if (this.interned.size >= 100_000) this.interned.clear()
+    this.interned.set(text, text)
+    return text
   }
 
   /** After a bus reconnect events may have been missed: forget everything. */

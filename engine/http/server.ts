@@ -147,8 +147,8 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       return isSocialPreviewCrawler(this.incoming.userAgent)
     }
     unlocked() {
-      const { record } = this.link
-      return verifyUnlock(secret, record.id, record.passwordHash!, readCookie(this.incoming.cookie, cookieName(record.id)), this.now)
+      const { id, extras } = this.link
+      return verifyUnlock(secret, id, extras!.passwordHash!, readCookie(this.incoming.cookie, cookieName(id)), this.now)
     }
   }
 
@@ -175,9 +175,9 @@ export const startEngineServer = async (options: EngineServerOptions) => {
         return page(res, head, 200, passwordPage(incoming.path + (incoming.query ? `?${incoming.query}` : ""), "ask"))
       case "preview-page":
         return page(res, head, 200, openGraphPage({
-          title: link.record.title,
-          description: link.record.description,
-          image: link.record.ogImageUrl,
+          title: link.extras!.title,
+          description: link.extras!.description,
+          image: link.extras!.ogImageUrl,
           url: link.url
         }))
       case "app":
@@ -190,10 +190,10 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     if (!head) {
       clicks.add({
         timestamp: now,
-        workspaceId: link.record.workspaceId,
-        linkId: link.record.id,
-        domain: link.record.host,
-        slug: link.record.slug,
+        workspaceId: link.workspaceId,
+        linkId: link.id,
+        domain: incoming.host,
+        slug: incoming.slug,
         url: decision.destination,
         variant: decision.variant,
         ip: incoming.ip,
@@ -274,21 +274,22 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const verifyPassword = async (incoming: Incoming, form: string): Promise<(r: uWS.HttpResponse) => void> => {
     const domain = cache.peekDomain(incoming.host) ?? (await cache.loadDomain(incoming.host))
     const link = SLUG.test(incoming.slug) ? cache.peekLink(incoming.host, incoming.slug) ?? (await cache.loadLink(incoming.host, incoming.slug)) : MISSING
-    if (domain === MISSING || !domain.serving || link === MISSING || link.record.passwordHash === null) {
+    const passwordHash = link === MISSING ? null : link.extras?.passwordHash ?? null
+    if (domain === MISSING || !domain.serving || link === MISSING || passwordHash === null) {
       return (r) => page(r, false, 404, notFoundPage())
     }
     const action = incoming.path + (incoming.query ? `?${incoming.query}` : "")
     const now = Date.now()
-    const limiterKey = `${link.record.id}\n${incoming.ip}`
+    const limiterKey = `${link.id}\n${incoming.ip}`
     if (attempts.blocked(limiterKey, now)) return (r) => page(r, false, 429, passwordPage(action, "limited"), [["retry-after", "60"]])
     const password = new URLSearchParams(form).get("password") ?? ""
-    const ok = password !== "" && (await argon2Verify({ password, hash: link.record.passwordHash }).catch(() => false))
+    const ok = password !== "" && (await argon2Verify({ password, hash: passwordHash }).catch(() => false))
     if (!ok) {
       attempts.fail(limiterKey, now)
       return (r) => page(r, false, 403, passwordPage(action, "wrong"))
     }
-    const cookie = `${cookieName(link.record.id)}=${signUnlock(secret, link.record.id, link.record.passwordHash, now)}; ` +
-      `Path=/${link.record.slug}; Max-Age=${UNLOCK_TTL_SECONDS}; HttpOnly; SameSite=Lax${options.linkScheme === "https" ? "; Secure" : ""}`
+    const cookie = `${cookieName(link.id)}=${signUnlock(secret, link.id, passwordHash, now)}; ` +
+      `Path=/${incoming.slug}; Max-Age=${UNLOCK_TTL_SECONDS}; HttpOnly; SameSite=Lax${options.linkScheme === "https" ? "; Secure" : ""}`
     // Back to the short link as a GET: the rules run there and the click is counted once.
     return (r) => send(r, false, 303, [["location", action], ["set-cookie", cookie], ["cache-control", NO_STORE]])
   }

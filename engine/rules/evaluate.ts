@@ -1,5 +1,5 @@
 import { xxh32 } from "@node-rs/xxhash"
-import type { CompiledLink } from "../links/compile.ts"
+import type { CompiledAbTest, CompiledLink } from "../links/compile.ts"
 import type { Platform } from "../visitors/device.ts"
 import { appDeepLink, browserHandOff } from "./apps.ts"
 import { overlayQuery, parseQuery } from "./query.ts"
@@ -35,9 +35,8 @@ export type Decision =
   | { readonly kind: "preview-page" }
 
 /** Picks the A/B variant for a visitor: stable for the same visitor and link. */
-export const pickVariant = (link: CompiledLink, visitorKey: string): number => {
-  const ab = link.ab!
-  const bucket = xxh32(visitorKey, link.abSeed) % ab.total
+export const pickVariant = (ab: CompiledAbTest, visitorKey: string): number => {
+  const bucket = xxh32(visitorKey, ab.seed) % ab.total
   let i = 0
   while (bucket >= ab.cumulative[i]) i++
   return i
@@ -49,33 +48,37 @@ export const pickVariant = (link: CompiledLink, visitorKey: string): number => {
  * hand-offs. Pure: the same link and visit give the same decision.
  */
 export const evaluateLink = (link: CompiledLink, visit: Visit, domainExpiredUrl: string | null): Decision => {
-  if (visit.now >= link.expiresAtMs) {
-    const fallback = link.record.expiredUrl ?? domainExpiredUrl
-    return fallback === null ? { kind: "expired-page" } : { kind: "expired-redirect", location: fallback }
+  const { rules, extras } = link
+  if (extras !== null) {
+    if (extras.expiresAtMs !== null && visit.now >= extras.expiresAtMs) {
+      const fallback = extras.expiredUrl ?? domainExpiredUrl
+      return fallback === null ? { kind: "expired-page" } : { kind: "expired-redirect", location: fallback }
+    }
+    if (extras.passwordHash !== null && !visit.unlocked()) return { kind: "password-page" }
+    if (extras.hasOpenGraph && visit.previewCrawler()) return { kind: "preview-page" }
   }
-  if (link.record.passwordHash !== null && !visit.unlocked()) return { kind: "password-page" }
-  if (link.hasOpenGraph && visit.previewCrawler()) return { kind: "preview-page" }
 
   let destination: string | undefined
   let variant: number | null = null
-  if (link.geo !== null) {
-    const country = visit.country()
-    if (country !== null) destination = link.geo.get(country)
+  if (rules !== null) {
+    if (rules.geo !== null) {
+      const country = visit.country()
+      if (country !== null) destination = rules.geo.get(country)
+    }
+    if (destination === undefined && rules.device !== null) {
+      const platform = visit.platform()
+      if (platform !== "other") destination = rules.device[platform]
+    }
+    if (destination === undefined && rules.ab !== null && visit.now < rules.ab.endsAtMs) {
+      variant = pickVariant(rules.ab, visit.visitorKey())
+      destination = rules.ab.urls[variant]
+    }
   }
-  if (destination === undefined && link.device !== null) {
-    const platform = visit.platform()
-    if (platform !== "other") destination = link.device[platform]
-  }
-  if (destination === undefined && link.ab !== null && visit.now < link.ab.endsAtMs) {
-    variant = pickVariant(link, visit.visitorKey())
-    destination = link.ab.urls[variant]
-  }
-  destination ??= link.url
+  // Every compiled destination already carries the link's utm set.
+  let location = destination ?? link.url
+  if (extras?.passQuery && visit.query !== "") location = safeOverlay(location, visit.query)
 
-  let location = link.prepared?.get(destination) ?? destination
-  if (link.passQuery && visit.query !== "") location = safeOverlay(location, visit.query)
-
-  if (link.record.openInApp) {
+  if (extras?.openInApp) {
     const platform = visit.platform()
     if (platform === "ios" || platform === "android") {
       const handOff = appDeepLink(location, platform)
@@ -83,7 +86,7 @@ export const evaluateLink = (link: CompiledLink, visit: Visit, domainExpiredUrl:
       if (handOff?.kind === "page") return { kind: "app", appUrl: handOff.appUrl, location, destination: location, variant }
     }
   }
-  if (link.record.openInBrowser && visit.inAndroidInAppBrowser()) {
+  if (extras?.openInBrowser && visit.inAndroidInAppBrowser()) {
     const intent = browserHandOff(location)
     if (intent !== undefined) return { kind: "redirect", status: link.status, location: intent, destination: location, variant }
   }

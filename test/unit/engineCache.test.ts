@@ -220,7 +220,7 @@ describe("change events", () => {
     const entry = cache.peekLink(HOST, "abc")
     if (entry === undefined || entry === MISSING) throw new Error("not cached")
     expect(entry.status).toBe(301)
-    expect(entry.geo?.get("DE")).toBe("https://de.example.com/")
+    expect(entry.rules?.geo?.get("DE")).toBe("https://de.example.com/")
   })
 
   it("events touch only their own key", async () => {

@@ -259,7 +259,7 @@ describe("step 6: destination (geo, then device, then A/B, then url)", () => {
         const decision = evaluateLink(compiled, visitOf({ visitorKey: `198.51.${i >> 8}.${i & 255}\nMozilla/5.0 visitor ${i}` }).visit, null)
         if (decision.kind !== "redirect" || decision.variant === null) throw new Error("no variant")
         counts[decision.variant]++
-        expect(decision.destination).toBe(compiled.ab!.urls[decision.variant])
+        expect(decision.destination).toBe(compiled.rules!.ab!.urls[decision.variant])
       }
       const total = weights.reduce((a, b) => a + b, 0)
       weights.forEach((weight, i) => {
@@ -274,12 +274,12 @@ describe("step 6: destination (geo, then device, then A/B, then url)", () => {
     const again = link(fields)
     for (let i = 0; i < 300; i++) {
       const key = `visitor-${i}`
-      const variant = pickVariant(first, key)
+      const variant = pickVariant(first.rules!.ab!, key)
       for (let repeat = 0; repeat < 3; repeat++) {
         const decision = evaluateLink(first, visitOf({ visitorKey: key, now: NOW + repeat * HOUR }).visit, null)
         expect(decision.kind === "redirect" && decision.variant).toBe(variant)
       }
-      expect(pickVariant(again, key)).toBe(variant)
+      expect(pickVariant(again.rules!.ab!, key)).toBe(variant)
     }
   })
 
@@ -289,9 +289,9 @@ describe("step 6: destination (geo, then device, then A/B, then url)", () => {
     const seen = new Set<number>()
     for (let i = 0; seen.size < 100 && i < 100_000; i++) {
       const key = `k${i}`
-      const bucket = xxh32(key, compiled.abSeed) % 100
+      const bucket = xxh32(key, compiled.rules!.ab!.seed) % 100
       seen.add(bucket)
-      expect(pickVariant(compiled, key), `bucket ${bucket}`).toBe(expected(bucket))
+      expect(pickVariant(compiled.rules!.ab!, key), `bucket ${bucket}`).toBe(expected(bucket))
     }
     expect(seen.size).toBe(100)
   })

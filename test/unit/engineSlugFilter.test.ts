@@ -102,7 +102,7 @@ describe("LinkCache batched misses", () => {
     const answers = await Promise.all(slugs.map((slug) => cache.loadLink(HOST, slug)))
     expect(calls).toEqual([5]) // five distinct keys, one query
     expect(cache.queries).toBe(1)
-    expect(answers.map((a) => (typeof a === "symbol" ? null : a.record.slug))).toEqual(["a", "b", "c", null, null, "a", "b"])
+    expect(answers.map((a) => (typeof a === "symbol" ? null : a.id))).toEqual(["lnk_a", "lnk_b", "lnk_c", null, null, "lnk_a", "lnk_b"])
     // Answers are cached (the engine peeks before it loads); the next turn's misses are a new batch.
     expect(cache.peekLink(HOST, "a")).toBeDefined()
     expect(cache.peekLink(HOST, "x")).toBeDefined()
