@@ -3,11 +3,11 @@ import { createHash } from "node:crypto"
 import { mkdir, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { MANIFEST } from "../../shared/clicks/files.ts"
-import { CLICK_COLUMNS, partitionOf, quote } from "../../shared/clicks/parquet.ts"
+import { CLICK_COLUMNS, PARQUET_FORMAT, partitionOf, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
 
 /**
  * A deterministic synthetic click history written straight to Parquet in the layout control's
- * compaction leaves behind: `date=YYYY-MM-DD/hour=HH/merged-*.parquet` (zstd, sorted by
+ * compaction leaves behind: `date=YYYY-MM-DD/hour=HH/merged-*.parquet` (PARQUET_FORMAT, sorted by
  * workspace, link, timestamp, row groups of 100,000) plus a `_manifest.json` naming it, so
  * listClickFiles reads exactly these files.
  *
@@ -222,7 +222,7 @@ export const generateClicks = async (
       await mkdir(dir, { recursive: true })
       const name = `merged-${spec.endMs}.parquet`
       await duck.run(`COPY (SELECT ${COLUMN_LIST} FROM (${hourSelect(spec, hour)}) ORDER BY workspace_id, link_id, timestamp)
-                      TO ${quote(path.join(dir, name))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`)
+                      TO ${quote(path.join(dir, name))} (${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE})`)
       await writeFile(path.join(dir, MANIFEST), JSON.stringify({ merged: [name], replaced: [] }))
       onProgress?.(++done, hours.length)
     }

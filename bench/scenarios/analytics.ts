@@ -10,7 +10,7 @@ import { analyticsWindow } from "../../control/analytics/resolve.ts"
 import type { GroupBy, Interval } from "../../control/analytics/schema.ts"
 import { analyticsSql, type ClickFilter, recordedLinksSql } from "../../control/analytics/sql.ts"
 import { cachedFileLister, listClickFiles } from "../../shared/clicks/files.ts"
-import { CLICK_COLUMNS, openDuckDb, partitionOf, quote } from "../../shared/clicks/parquet.ts"
+import { CLICK_COLUMNS, openDuckDb, PARQUET_FORMAT, partitionOf, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
 import {
   COMMON, type DatasetSpec, DAY, generateClicks, HOUR, hourSelect, linkId, linkOfRank, linksTableSql, WORKSPACES,
   workspaceId, workspaceOfLink
@@ -254,7 +254,7 @@ export default async function run(): Promise<ScenarioResult> {
       for (const [day, files] of byDay) {
         const file = path.join(dailyDir, `${day}.parquet`)
         await duck.run(`COPY (SELECT ${columns} FROM read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false) ORDER BY workspace_id, link_id, timestamp)
-                        TO ${quote(file)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`)
+                        TO ${quote(file)} (${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE})`)
         daily.push({ day, file })
       }
       const times = QUESTIONS.map(() => [] as Array<number>)
@@ -308,7 +308,7 @@ export default async function run(): Promise<ScenarioResult> {
       const columns = CLICK_COLUMNS.map(([name, type]) => `${name}::${type} AS ${name}`).join(", ")
       for (let k = 0; k < FRESH_FILES; k++) {
         const select = hourSelect(spec, { startMs: freshStart, count: perFile, offset: spec.clicks + k * perFile })
-        await duck.run(`COPY (SELECT ${columns} FROM (${select})) TO ${quote(path.join(dir, `bench-engine-${1_000_000 + k}.parquet`))} (FORMAT parquet, COMPRESSION zstd)`)
+        await duck.run(`COPY (SELECT ${columns} FROM (${select})) TO ${quote(path.join(dir, `bench-engine-${1_000_000 + k}.parquet`))} (${PARQUET_FORMAT})`)
       }
       const freshNow = freshStart + HOUR - 1
       const timed = async (q: Question) => {
@@ -386,7 +386,7 @@ export default async function run(): Promise<ScenarioResult> {
         { goal: "same answers as PostgreSQL", value: `${agree.filter(Boolean).length}/${agree.length}`, met: disagreements.length === 0 }
       ],
       notes: [
-        `Data: ${spec.clicks} clicks over ${spec.days} days ending ${new Date(spec.endMs).toISOString()} across ${spec.links} links, written by DuckDB SQL (bench/lib/analyticsData.ts) straight to Parquet in control's compacted layout: per hour one merged-*.parquet (zstd, ORDER BY workspace_id, link_id, timestamp, ROW_GROUP_SIZE 100000) and a _manifest.json {"merged": [name], "replaced": []}, then control's compactClicks merges every finished day into one file under a _day.json, as it does in production. Columns are exactly CLICK_COLUMNS.`,
+        `Data: ${spec.clicks} clicks over ${spec.days} days ending ${new Date(spec.endMs).toISOString()} across ${spec.links} links, written by DuckDB SQL (bench/lib/analyticsData.ts) straight to Parquet in control's compacted layout: per hour one merged-*.parquet (${PARQUET_FORMAT}, ORDER BY workspace_id, link_id, timestamp, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}) and a _manifest.json {"merged": [name], "replaced": []}, then control's compactClicks merges every finished day into one file under a _day.json, as it does in production. Columns are exactly CLICK_COLUMNS.`,
         `Distributions (deterministic, from DuckDB hash() of the click's index): clicks per hour grow 0.6→1.4 over the period with a daily cycle (peak 15:00 UTC), quieter weekends, two 3× campaign days and ±10% noise; link popularity Zipf (s≈1: rank = floor((links+1)^u) − 1, permuted over links); ${WORKSPACES.length} workspaces holding ${WORKSPACES.map((w) => `${Math.round(w.share * 100)}%`).join("/")} of the links; 22 countries (US 30%), regions/cities for US/DE/GB; 13 device/browser/OS combinations; 14 referer hosts (40% direct); UTM source/medium/campaign on every other link's destination; ~10% agents (ChatGPT-User/Claude-User/Perplexity-User, no referer); 5% with an A/B variant; a visitor hash shared by runs of 3 clicks.`,
         `Queries: analyticsSql over listClickFiles (the same code path as GET /v1/analytics, without HTTP, PostgreSQL filter resolution or JSON), on an in-process DuckDB with 2 threads as ClickStore opens it; timed from listing the files to the rows in JavaScript. Workspace questions ask the big workspace (~70% of clicks); the link questions its most clicked link (worst case). Windows are analyticsWindow(interval, "pro", now) with one fixed now for all runs. ${RUNS} timed runs per question after a warm-up pass, questions interleaved; p95 is interpolated (with ${RUNS} runs it is close to the maximum).`,
         `Baseline: PostgreSQL ${pgVersion.v} (shared_buffers ${pgVersion.sb}, server defaults; work_mem 64MB for the session) on the same machine, a fresh database (createBenchDatabase, as test/support's createTestDatabase), one clicks table loaded from the same Parquet rows (DuckDB → CSV → COPY FROM STDIN), indexes on (workspace_id, timestamp) and (link_id, timestamp) as Shlink/Kutt/YOURLS visit tables have, VACUUM ANALYZE; the same WHERE clause (whereClause) and GROUP BY per question, ${PG_RUNS} timed runs after a warm-up. The database is dropped at the end.`,
@@ -394,7 +394,7 @@ export default async function run(): Promise<ScenarioResult> {
         ...(whatIf === null
           ? []
           : [
-              `What-if (not a goal): the same rows merged into one file per day (${whatIf.files} files, same sort and row groups), the files of a window picked in memory instead of listClickFiles, same analyticsSql; p50 per question in the order above. Shows how much of the time is per-file overhead (the hourly layout makes a 30d question open 720 files).`
+              `What-if (not a goal): the same rows merged into one file per day (${whatIf.files} files, same sort and row groups), the files of a window picked in memory instead of listClickFiles, same analyticsSql; p50 per question in the order above. Against the production layout above (a file per finished day, the day so far in one file, live hours as engines wrote them) it shows what the remaining hour files and listing cost.`
             ]),
         ...(fresh === null
           ? []

@@ -329,7 +329,7 @@ export default async function run(): Promise<ScenarioResult> {
         "Records are cut from a pool of 50,000 varied clicks over 10,000 links (Zipf-ish popularity, 20 countries, devices/browsers/OS, referers, UTM values on half the links, ~10% agents).",
         `Baseline: the same CSV spool batches appended with FileHandle.appendFile + fdatasync, one batch per sync, flat out for ${Math.min(DURATION_S, 5)} s (what the disk allows; no encoding, no group commit, no Parquet).`,
         `Collector path: raw clicks added one by one (500 per event-loop turn) to the engine's ClickCollector as engine.ts creates it (batches of 2,000 or every 50 ms; deriving audience, geo from the bundled country database, device, referer, UTM, visitor hash; ~2% bots dropped) in front of a fresh SpoolSink, for ${DURATION_S} s, at most ${MAX_IN_FLIGHT} clicks unacknowledged; deriving shares the event loop with the sink's rolls.`,
-        "Compacted bytes/click: control's compactClicks run over the flat-out files as if two hours later (one merged, sorted zstd file per hour).",
+        "Compacted bytes/click: control's compactClicks run over the flat-out files as if two hours later (one merged, sorted file per hour).",
         "Not measured here: ingest while serving redirect load through a real engine process (HTTP + collector + sink on one event loop); redirect-hit reports clicks recorded per request under redirect load, and the collector-path figure here is the click pipeline's share of that without HTTP.",
         "Producer, sink, collector and DuckDB share this process and the machine's cores (see machine in the result)."
       ]

@@ -1,3 +1,4 @@
+import { cpuPerRequest, cpuTime } from "../lib/cpu.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 import { load, loadNote, problems, round, settings } from "../lib/load.ts"
 import {
@@ -32,7 +33,9 @@ export default async function run(): Promise<ScenarioResult> {
 
     // Baseline first, while nothing else runs.
     const bare = await startBareUws(scope)
+    const bareCpuBefore = await cpuTime(bare.pid)
     const baseline = await load({ url: bare.baseUrl, host: FIRST_HOST, paths, connections, durationSec, headers })
+    const bareCpu = cpuPerRequest(bareCpuBefore, await cpuTime(bare.pid), baseline.requests)
     await scope.close()
 
     const scope2 = new Scope()
@@ -56,8 +59,10 @@ export default async function run(): Promise<ScenarioResult> {
       await warm(engineUrl, FIRST_HOST, paths)
       const sample = await visit(engineUrl, FIRST_HOST, paths[0], { headers })
       const before = await settledStatus(engineUrl)
+      const cpuBefore = await cpuTime(control.child.pid)
 
       const ricochet = await load({ url: engineUrl, host: FIRST_HOST, paths, connections, durationSec, headers })
+      const cpu = cpuPerRequest(cpuBefore, await cpuTime(control.child.pid), ricochet.requests)
 
       const after = await settledStatus(engineUrl)
       const people = after.clicks.people - before.clicks.people
@@ -74,18 +79,21 @@ export default async function run(): Promise<ScenarioResult> {
           requests: ricochet.requests,
           "clicks recorded (people)": people,
           "DB queries during load": queries,
-          "cached links": status.cache.links
+          "cached links": status.cache.links,
+          ...(cpu === null ? {} : { "server thread CPU µs/request": round(cpu.mainThread, 2), "process CPU µs/request (all threads)": round(cpu.process, 2) })
         },
         baseline: {
           "requests/s": round(baseline.requestsPerSec),
           "p50 ms": round(baseline.latencyP50Ms, 3),
           "p99 ms": round(baseline.latencyP99Ms, 3),
-          requests: baseline.requests
+          requests: baseline.requests,
+          ...(bareCpu === null ? {} : { "server thread CPU µs/request": round(bareCpu.mainThread, 2), "process CPU µs/request (all threads)": round(bareCpu.process, 2) })
         },
         ratios: {
           "rate vs bare uWS": round(rateRatio, 3),
           "p99 vs bare uWS": round(p99Ratio, 3),
-          "clicks recorded / requests": round(people / ricochet.requests, 4)
+          "clicks recorded / requests": round(people / ricochet.requests, 4),
+          ...(cpu === null || bareCpu === null ? {} : { "server thread CPU per request vs bare uWS": round(cpu.mainThread / bareCpu.mainThread, 2) })
         },
         goals: [
           { goal: "requests/s >= 0.70 x bare uWS.js", value: round(rateRatio, 3), met: rateRatio >= 0.7 },
@@ -97,6 +105,7 @@ export default async function run(): Promise<ScenarioResult> {
           `ricochet: embedded npm start (control + engine + PGlite in one process), ${LINKS} links with 3 geo rules, 2 device rules and a utm set, warmed; ` +
             `paths rotate over them; desktop Chrome UA, cf-ipcountry: DE (geo rule + utm applied: ${sample.status} ${sample.location})`,
           `clicks go to the engine's spool and Parquet (sink acknowledged ${after.sink?.acknowledged ?? "?"}, rolled ${after.sink?.rolled ?? "?"})`,
+          "CPU µs/request: utime + stime from /proc over the load phase divided by the requests served; the server thread is the one uWS.js and all request handling run on, the process adds the roll worker, DuckDB, libuv's pool (fsync) and PGlite",
           ...problems("baseline", baseline),
           ...problems("ricochet", ricochet)
         ]

@@ -12,7 +12,7 @@ import {
   readDayManifest,
   readManifest
 } from "../../shared/clicks/files.ts"
-import { quote } from "../../shared/clicks/parquet.ts"
+import { PARQUET_FORMAT, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -21,6 +21,12 @@ const SETTLE_MS = 10 * 60_000
 /** Replaced files stay this long so queries that listed them just before can still read them. */
 const REPLACED_GRACE_MS = 5 * 60_000
 const STALE_TEMP_MS = HOUR
+/**
+ * The day so far is merged into its day file once this many finished hours are waiting: a query
+ * over today then reads a few files instead of one per hour, and the day is rewritten about
+ * 24 / PARTIAL_DAY_HOURS times before it is over.
+ */
+const PARTIAL_DAY_HOURS = 4
 
 export interface CompactionResult {
   readonly merged: number
@@ -31,13 +37,13 @@ const isDayFile = (name: string) => name.startsWith("day-") && name.endsWith(".p
 
 const ageOf = async (file: string, nowMs: number) => nowMs - (await stat(file)).mtimeMs
 
-/** One sorted zstd file from `sources`, written under a temporary name and renamed into place. */
+/** One sorted file from `sources`, written under a temporary name and renamed into place. */
 const merge = async (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) => {
   const temporary = `${target}.tmp`
   // hive_partitioning off: the date=/hour= directory names must not become columns of the file.
   await run(`COPY (SELECT * FROM read_parquet([${sources.map(quote).join(", ")}], hive_partitioning = false)
              ORDER BY workspace_id, link_id, timestamp)
-             TO ${quote(temporary)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 100000)`)
+             TO ${quote(temporary)} (${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE})`)
   await rename(temporary, target)
 }
 
@@ -48,7 +54,8 @@ const writeAtomically = async (file: string, content: unknown, nowMs: number) =>
 }
 
 /**
- * Merges each finished hour's files into one, and each finished day's into one, sorted by
+ * Merges each finished hour's files into one, and each finished day's into one (the day so far
+ * too, a few settled hours at a time), sorted by
  * (workspace, link, timestamp) so a query touches one file per day and skips the row groups of
  * other workspaces and links. The switch is always the atomic rename of a manifest (see
  * shared/clicks/files.ts); files a manifest replaced are deleted on a later pass, after a grace
@@ -68,6 +75,8 @@ export const compactClicks = async (
     await rm(file, { force: true })
     removed++
   }
+  /** Over, and late engine rolls into it have landed. */
+  const hourSettled = (date: string, hourName: string) => Date.parse(`${date}T${hourName.slice(5)}:00:00Z`) + HOUR + settle <= nowMs
 
   for (const { dir: dateDir, date } of await listDateDirs(clicksDir, 0, nowMs)) {
     const day = await readDayManifest(dateDir)
@@ -89,11 +98,10 @@ export const compactClicks = async (
           ((!view.includes(name) && hourAge >= grace) || (replacedByDay.has(name) && dayAge >= grace))
         if (obsolete || (name.endsWith(".tmp") && (await ageOf(full, nowMs)) > STALE_TEMP_MS)) await remove(full)
       }
-      // A finished day is merged as a whole (no need to merge its hours first); once merged it
-      // owns its hours, and late files there are merged into the day again.
-      if (day !== null || daySettled) continue
-      const hourStart = Date.parse(`${date}T${hourName.slice(5)}:00:00Z`)
-      if (hourStart + HOUR + settle > nowMs) continue
+      // A finished day is merged as a whole (no need to merge its hours first); an hour the day
+      // file has taken is owned by it, and late files there are merged into the day again.
+      if (daySettled || (day !== null && hourName in day.replaced)) continue
+      if (!hourSettled(date, hourName)) continue
       if (view.length <= 1 && (view.length === 0 || isMergedFile(view[0]))) continue
       const name = `merged-${nowMs}.parquet`
       await merge(run, view.map((f) => path.join(hourDir, f)), path.join(hourDir, name))
@@ -108,19 +116,25 @@ export const compactClicks = async (
       if (oldDayFile || (name.endsWith(".tmp") && (await ageOf(full, nowMs)) > STALE_TEMP_MS)) await remove(full)
     }
 
-    if (!daySettled) continue
+    // The day so far: only its settled hours, and only once enough of them wait.
+    const dayHours = daySettled ? hourNames : hourNames.filter((hourName) => hourSettled(date, hourName))
+    const perHour = await Promise.all(dayHours.map((hourName) => hourFiles(path.join(dateDir, hourName), day)))
     const current = await dayFiles(dateDir, day)
-    const perHour = await Promise.all(hourNames.map((hourName) => hourFiles(path.join(dateDir, hourName), day)))
-    const pending = perHour.reduce((n, files) => n + files.length, 0)
-    if (pending === 0 && current.length <= 1) continue
+    if (daySettled) {
+      const pending = perHour.reduce((n, files) => n + files.length, 0)
+      if (pending === 0 && current.length <= 1) continue
+    } else {
+      const waiting = dayHours.filter((hourName, i) => perHour[i].length > 0 && !(day !== null && hourName in day.replaced)).length
+      if (waiting < PARTIAL_DAY_HOURS) continue
+    }
     const sources = [
       ...current.map((f) => path.join(dateDir, f)),
-      ...hourNames.flatMap((hourName, i) => perHour[i].map((f) => path.join(dateDir, hourName, f)))
+      ...dayHours.flatMap((hourName, i) => perHour[i].map((f) => path.join(dateDir, hourName, f)))
     ]
     const name = `day-${nowMs}.parquet`
     await merge(run, sources, path.join(dateDir, name))
-    const replaced: Record<string, ReadonlyArray<string>> = {}
-    hourNames.forEach((hourName, i) => {
+    const replaced: Record<string, ReadonlyArray<string>> = { ...day?.replaced }
+    dayHours.forEach((hourName, i) => {
       replaced[hourName] = [...new Set([...(day?.replaced[hourName] ?? []), ...perHour[i]])]
     })
     await writeAtomically(path.join(dateDir, DAY_MANIFEST), { merged: [name], replaced } satisfies DayManifest, nowMs)

@@ -55,6 +55,15 @@ const utmOf = (url: string): Utm => {
   return utm
 }
 
+const DAY_MS = 86_400_000
+let lastDay = { number: Number.NaN, text: "" }
+/** `YYYY-MM-DD` (UTC) of a timestamp; clicks come in time order, so the last answer nearly always fits. */
+const dayOf = (timestamp: number): string => {
+  const number = Math.floor(timestamp / DAY_MS)
+  if (number !== lastDay.number) lastDay = { number, text: new Date(number * DAY_MS).toISOString().slice(0, 10) }
+  return lastDay.text
+}
+
 /**
  * Derives click records from raw clicks: audience (bots are dropped here, never counted),
  * location, device, referer host, the destination's UTM values and a visitor hash salted per day
@@ -65,7 +74,7 @@ export const deriveClick = (raw: RawClick, geo: GeoLookup, secret: string): Clic
   if (audience === "bot") return null
   const where = geo.locate(raw.ip, raw.geoHeader)
   const device = parseDevice(raw.userAgent)
-  const day = new Date(raw.timestamp).toISOString().slice(0, 10)
+  const day = dayOf(raw.timestamp)
   return {
     timestamp: raw.timestamp,
     workspaceId: raw.workspaceId,

@@ -60,7 +60,6 @@ interface Incoming {
   readonly geoHeader: string
   readonly signatureAgent: string
   readonly ip: string
-  readonly contentType: string
 }
 
 /** A destination the engine will send a visitor to: http(s) and nothing that could split a header. */
@@ -96,8 +95,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       cookie: req.getHeader("cookie"),
       geoHeader: geo.headerName === undefined ? "" : req.getHeader(geo.headerName),
       signatureAgent: req.getHeader("signature-agent"),
-      ip,
-      contentType: req.getHeader("content-type")
+      ip
     }
   }
 
@@ -115,9 +113,12 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const page = (res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: ReadonlyArray<readonly [string, string]> = []) =>
     send(res, head, status, [["content-type", HTML], ["cache-control", NO_STORE], ["x-content-type-options", "nosniff"], ...extra], html)
 
+  // The hot path's response: written directly, without send()'s header list.
   const redirect = (res: uWS.HttpResponse, head: boolean, status: number, location: string) => {
     if (!safeLocation(location)) return page(res, head, 502, notFoundPage())
-    send(res, head, status, [["location", location], ["cache-control", NO_STORE]])
+    res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
+    if (head) res.writeHeader("content-length", "0").endWithoutBody()
+    else res.end()
   }
 
   /** The visit's facts, each derived only if a rule asks (one object, no closures per request). */

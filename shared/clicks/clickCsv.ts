@@ -45,7 +45,7 @@ export const selectClicksCsv = (file: string, options: { readonly lenient?: bool
   `FROM read_csv(${quote(file)}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', ` +
   `allow_quoted_nulls = false, columns = ${CSV_COLUMNS}${options.lenient ? ", ignore_errors = true" : ""})`
 
-/** Writes clicks to one zstd Parquet file (see copyToParquet), staged as CSV for DuckDB. */
+/** Writes clicks to one Parquet file (see copyToParquet), staged as CSV for DuckDB. */
 export const writeClicksParquet = async (
   duck: DuckDBConnection,
   clicks: ReadonlyArray<ClickRecord>,

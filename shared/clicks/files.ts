@@ -5,8 +5,9 @@ import * as path from "node:path"
  * Which Parquet files hold the clicks. Engines add `{engine}-{seq}.parquet` files to hour
  * directories. The compactor merges a finished hour into `merged-*.parquet` and then atomically
  * replaces the hour's `_manifest.json`, which names the merged file and the files it replaced;
- * once the day is over it merges the whole day into `date=…/day-*.parquet` and atomically
- * replaces the day's `_day.json`, which names that file and, per hour, the files it replaced.
+ * it merges the day's settled hours (all of them once the day is over) into `date=…/day-*.parquet`
+ * and atomically replaces the day's `_day.json`, which names that file and, per hour, the files
+ * it replaced.
  * Readers take the merged files plus every file not replaced, so a query sees each click exactly
  * once before, during and after compaction; replaced files are deleted later.
  */

@@ -39,6 +39,16 @@ export const partitionOf = (timestampMs: number): { date: string; hour: string; 
   return { date, hour, dir: `date=${date}/hour=${hour}` }
 }
 
+/**
+ * How every click file is written. LZ4 rather than zstd: a query spends its time decompressing,
+ * and LZ4 decompresses several times faster (30 day files of the analytics bench: a workspace's
+ * 30-day count 57 -> 41 ms, one link's 25 -> 19 ms) for 1.7x the bytes of zstd. ClickHouse
+ * defaults to LZ4 for the same reason.
+ */
+export const PARQUET_FORMAT = "FORMAT parquet, COMPRESSION lz4_raw"
+/** Rows per row group of the sorted (compacted) files: the unit DuckDB skips by min/max. */
+export const SORTED_ROW_GROUP_SIZE = 100_000
+
 export const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`
 
 /** An in-process DuckDB for writing and reading click files. */
@@ -48,7 +58,7 @@ export const openDuckDb = async (threads = 2): Promise<DuckDBConnection> => {
 }
 
 /**
- * Writes the rows of a DuckDB SELECT of the click columns to one zstd Parquet file: to a
+ * Writes the rows of a DuckDB SELECT of the click columns to one Parquet file: to a
  * temporary name next to the target, then renamed into place, so a reader never sees a partial
  * file and a crash leaves only a temporary file.
  */
@@ -62,7 +72,7 @@ export const copyToParquet = async (
   const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
   try {
     const order = options.sort ? " ORDER BY workspace_id, link_id, timestamp" : ""
-    await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (FORMAT parquet, COMPRESSION zstd)`)
+    await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (${PARQUET_FORMAT})`)
     await rename(temporary, target)
   } finally {
     await rm(temporary, { force: true })

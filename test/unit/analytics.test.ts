@@ -577,6 +577,45 @@ describe("compactClicks: finished days become one file each", () => {
     expect(await countAll(from, to)).toEqual({ files: 1, clicks: 14, distinct: 14 })
   })
 
+  it("merges the day so far once four settled hours wait, leaving the live hours to the engines", async () => {
+    const day = "2030-06-12"
+    const now = at(`${day}T09:30:00Z`)
+    const from = at(`${day}T00:00:00Z`)
+    const to = now
+    const dateDir = path.join(dir, `date=${day}`)
+    const dayFiles = async () => (await readdir(dateDir)).filter((f) => f.startsWith("day-"))
+    for (const hour of ["01", "02", "03"]) await engineFile(at(`${day}T${hour}:10:00Z`), `e1-${hour}.parquet`, 2)
+    await engineFile(at(`${day}T09:05:00Z`), "e1-09.parquet", 3)
+
+    // Three settled hours: each merged on its own, no day file yet.
+    await compactClicks(dir, run, now, { settleMs: 0, graceMs: 60_000 })
+    expect(await dayFiles()).toEqual([])
+    expect(await countAll(from, to)).toEqual({ files: 4, clicks: 9, distinct: 9 })
+
+    // A fourth: the settled hours go into the day file; the live hour 09 stays as the engine wrote it.
+    await engineFile(at(`${day}T05:10:00Z`), "e1-05.parquet", 4)
+    await compactClicks(dir, run, now + 1, { settleMs: 0, graceMs: 60_000 })
+    const manifest = JSON.parse(await readFile(path.join(dateDir, "_day.json"), "utf8"))
+    expect(Object.keys(manifest.replaced).sort()).toEqual(["hour=01", "hour=02", "hour=03", "hour=05"])
+    const listed = await listClickFiles(dir, from, to)
+    expect(listed.map((f) => path.relative(dateDir, f)).sort()).toEqual([manifest.merged[0], path.join("hour=09", "e1-09.parquet")].sort())
+    expect(await countAll(from, to)).toEqual({ files: 2, clicks: 13, distinct: 13 })
+
+    // A late roll into a merged hour, and two new settled hours: read at once, not yet worth a rewrite.
+    await engineFile(at(`${day}T02:40:00Z`), "e2-02.parquet", 1)
+    await engineFile(at(`${day}T06:10:00Z`), "e1-06.parquet", 1)
+    await engineFile(at(`${day}T07:10:00Z`), "e1-07.parquet", 1)
+    await compactClicks(dir, run, now + 2, { settleMs: 0, graceMs: 60_000 })
+    expect(await dayFiles()).toEqual([manifest.merged[0]])
+    expect(await countAll(from, to)).toEqual({ files: 5, clicks: 16, distinct: 16 })
+
+    // Once the day is over, all of it is one file.
+    await compactClicks(dir, run, at("2030-06-13T00:00:00Z") + 3, { settleMs: 0, graceMs: 60_000 })
+    const final = JSON.parse(await readFile(path.join(dateDir, "_day.json"), "utf8"))
+    expect(final.merged[0]).not.toBe(manifest.merged[0])
+    expect(await countAll(from, at(`${day}T23:59:59Z`))).toEqual({ files: 1, clicks: 16, distinct: 16 })
+  })
+
   it("leaves today alone and merges only settled hours", async () => {
     const today = new Date(NOW).toISOString().slice(0, 10)
     await engineFile(NOW - 3 * HOUR, "e1-1.parquet", 2)
