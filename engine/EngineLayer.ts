@@ -4,8 +4,6 @@ import { Database } from "../control/db/Database.ts"
 import { ChangeBus } from "../control/outbox/publisher.ts"
 import { hostname } from "node:os"
 import * as path from "node:path"
-import { startRollWorker } from "./clicks/rollWorkerClient.ts"
-import { SpoolSink } from "./clicks/spoolSink.ts"
 import { startEngine } from "./engine.ts"
 
 /**
@@ -18,19 +16,15 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const bus = yield* ChangeBus
   const engineId = config.engineId ?? `${hostname()}-${config.enginePort}`
-  const roller = yield* Effect.acquireRelease(Effect.sync(startRollWorker), (roller) => Effect.promise(() => roller.close()))
-  const sink = yield* Effect.promise(() =>
-    SpoolSink.open({
-      spoolDir: path.join(config.spoolDir, engineId),
-      clicksDir: config.clicksDir,
-      engineId,
-      fsyncMs: config.spoolFsyncMs,
-      rollMs: config.rollSeconds * 1000,
-      convert: roller.convert
-    })
-  )
+  const spool = {
+    spoolDir: path.join(config.spoolDir, engineId),
+    clicksDir: config.clicksDir,
+    engineId,
+    fsyncMs: config.spoolFsyncMs,
+    rollMs: config.rollSeconds * 1000
+  }
   const engine = yield* Effect.acquireRelease(
-    Effect.promise(() => startEngine({ config, sql, bus, sink })),
+    Effect.promise(() => startEngine({ config, sql, bus, spool })),
     (engine) => Effect.promise(() => engine.stop())
   )
   const host = config.listenHost === "0.0.0.0" ? "localhost" : config.listenHost

@@ -4,8 +4,8 @@ import type { Bus } from "../shared/bus/bus.ts"
 import type { RicochetConfig } from "../shared/config.ts"
 import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord, loadLinkRecords } from "../shared/links/linkQueries.ts"
 import { LinkCache } from "./cache/linkCache.ts"
-import type { ClickSink } from "../shared/clicks/click.ts"
-import { ClickCollector } from "./clicks/collector.ts"
+import type { SpoolOptions } from "./clicks/spoolSink.ts"
+import { ClickChannel } from "./clicks/clickChannel.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
 import { startEngineServer } from "./http/server.ts"
 
@@ -14,14 +14,15 @@ export interface EngineDeps {
   /** Read access to the links and domains (a replica will do). */
   readonly sql: Sql
   readonly bus: Bus
-  readonly sink: ClickSink
+  /** Where the click writer thread keeps its spool and writes Parquet. */
+  readonly spool: Omit<SpoolOptions, "duck">
 }
 
 /**
  * The redirect engine: its cache (filled from the database on misses, kept fresh by the bus),
- * the click collector, and the uWebSockets.js server.
+ * the click writer thread, and the uWebSockets.js server.
  */
-export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
+export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   const secret = await loadEngineSecret(sql)
   const cache = new LinkCache(
     {
@@ -36,25 +37,40 @@ export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
   const countryDb = config.geoipCountryDb ?? bundledCountryDatabase()
   if (!existsSync(countryDb)) throw new Error(`RICOCHET_GEOIP_COUNTRY_DB: no file at ${countryDb}`)
   const geo = makeGeoLookup({ header: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
-  const clicks = new ClickCollector(sink, geo, secret)
-  const server = await startEngineServer({
-    host: config.listenHost,
-    port: config.enginePort,
-    cache,
-    clicks,
-    geo,
+  const clicks = await ClickChannel.start({
+    spool,
     secret,
-    trustProxy: config.trustProxy,
-    linkScheme: config.linkScheme,
-    status: () => ({
-      status: "ok",
-      cache: cache.size,
-      queries: cache.queries,
-      filtered: cache.filtered,
-      clicks: clicks.counts,
-      sink: "counts" in sink ? sink.counts : undefined
-    })
+    geoHeader: config.geoHeader,
+    countryDatabase: countryDb,
+    cityDatabase: config.geoipCityDb
   })
+  let server: Awaited<ReturnType<typeof startEngineServer>>
+  try {
+    server = await startEngineServer({
+      host: config.listenHost,
+      port: config.enginePort,
+      cache,
+      clicks,
+      geo,
+      secret,
+      trustProxy: config.trustProxy,
+      linkScheme: config.linkScheme,
+      status: () => ({
+        status: "ok",
+        cache: cache.size,
+        queries: cache.queries,
+        filtered: cache.filtered,
+        clicks: clicks.counts.clicks,
+        sink: clicks.counts.sink,
+        clicksDropped: clicks.dropped
+      })
+    })
+  } catch (error) {
+    // The writer thread would keep the process alive.
+    await clicks.close()
+    unsubscribe()
+    throw error
+  }
   return {
     port: server.port,
     cache,
@@ -62,8 +78,7 @@ export const startEngine = async ({ config, sql, bus, sink }: EngineDeps) => {
     stop: async () => {
       await server.stop()
       unsubscribe()
-      await clicks.flush()
-      await sink.close()
+      await clicks.close()
     }
   }
 }

@@ -14,7 +14,7 @@ export interface RicochetConfig {
   readonly linkScheme: "http" | "https"
   readonly databaseUrl: string | undefined
   readonly natsUrl: string | undefined
-  /** Take the client address from X-Forwarded-For (only behind a proxy you run). */
+  /** Take the client address from the last X-Forwarded-For entry (only behind a proxy you run). */
   readonly trustProxy: boolean
   /** Custom domains: CNAME target for subdomain hosts, A record address for apex hosts. */
   readonly cnameTarget: string

@@ -105,7 +105,7 @@ export default async function run(): Promise<ScenarioResult> {
           `ricochet: embedded npm start (control + engine + PGlite in one process), ${LINKS} links with 3 geo rules, 2 device rules and a utm set, warmed; ` +
             `paths rotate over them; desktop Chrome UA, cf-ipcountry: DE (geo rule + utm applied: ${sample.status} ${sample.location})`,
           `clicks go to the engine's spool and Parquet (sink acknowledged ${after.sink?.acknowledged ?? "?"}, rolled ${after.sink?.rolled ?? "?"})`,
-          "CPU µs/request: utime + stime from /proc over the load phase divided by the requests served; the server thread is the one uWS.js and all request handling run on, the process adds the roll worker, DuckDB, libuv's pool (fsync) and PGlite",
+          "CPU µs/request: utime + stime from /proc over the load phase divided by the requests served; the server thread is the one uWS.js and all request handling run on, the process adds the click writer thread (classification, spool, fsync, roll to Parquet), DuckDB, GC helpers and PGlite",
           ...problems("baseline", baseline),
           ...problems("ricochet", ricochet)
         ]

@@ -18,6 +18,7 @@ import { readBody } from "./body.ts"
 import { coerce, formEntriesToTree } from "./form.ts"
 import { toFieldIssues } from "./issues.ts"
 import type { ApiServices, Principal, Route } from "./route.ts"
+import { forwardedClient } from "../../shared/http/forwarded.ts"
 
 type Env = ApiServices
 
@@ -30,8 +31,8 @@ export const errorResponse = (error: ApiError, headers: Record<string, string> =
 /** The client address, from X-Forwarded-For only when the operator says a proxy sets it. */
 const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
   if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded) return forwarded
+    const forwarded = forwardedClient(request.headers["x-forwarded-for"])
+    if (forwarded !== undefined) return forwarded
   }
   return Option.getOrElse(request.remoteAddress, () => "unknown")
 }

@@ -97,8 +97,8 @@ export const deriveClick = (raw: RawClick, geo: GeoLookup, secret: string): Clic
 }
 
 /**
- * Collects raw clicks from the hot path and hands derived records to the sink in batches, off
- * the request path: every `intervalMs`, or sooner when `batchSize` clicks are waiting.
+ * Collects raw clicks and hands derived records to the sink in batches: every `intervalMs`, or
+ * sooner when `batchSize` clicks are waiting. The engine runs it in the click writer thread.
  */
 export class ClickCollector {
   private pending: Array<RawClick> = []

@@ -16,10 +16,8 @@ export interface SpoolOptions {
   readonly fsyncMs: number
   /** How often the spool is rolled into Parquet. */
   readonly rollMs: number
-  /** Where segments are turned into Parquet in this thread (tests), unless `convert` is given. */
-  readonly duck?: DuckDBConnection
-  /** Turns a sealed segment into Parquet elsewhere (the engine uses a worker thread); returns its click count. */
-  readonly convert?: (job: SegmentJob) => Promise<number>
+  /** Turns sealed segments into Parquet (its queries run on DuckDB's threads, not this one). */
+  readonly duck: DuckDBConnection
 }
 
 export interface SegmentJob {
@@ -212,7 +210,7 @@ export class SpoolSink implements ClickSink {
   private async convert(name: string) {
     const seq = Number(SEGMENT.exec(name)![1])
     const job = { file: path.join(this.options.spoolDir, name), seq, clicksDir: this.options.clicksDir, engineId: this.options.engineId }
-    this.counts.rolled += this.options.convert ? await this.options.convert(job) : await convertSegment(this.options.duck!, job)
+    this.counts.rolled += await convertSegment(this.options.duck, job)
   }
 
   /** Everything written so far is fsynced and rolled into Parquet. */

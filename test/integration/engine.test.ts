@@ -108,6 +108,32 @@ describe("engines kept fresh over NATS", () => {
     expect(answer.body).toBe("")
   })
 
+  it("behind a trusted proxy, takes the visitor's address from the entry the proxy appended to X-Forwarded-For", async () => {
+    const env = { DATABASE_URL: db.url, NATS_URL: nats.url, RICOCHET_DATA_DIR: dir, RICOCHET_TRUST_PROXY: "true" }
+    const proxied = await startEngineProcess(env)
+    try {
+      const created = await api.post("/v1/links", {
+        url: "https://example.com/elsewhere",
+        slug: "by-address",
+        geoRules: [{ country: "US", url: "https://example.com/us" }, { country: "DE", url: "https://example.com/de" }]
+      })
+      expect(created.status).toBe(201)
+      const from = async (forwarded?: string) =>
+        (await visit(proxied.baseUrl, host, "/by-address", forwarded === undefined ? {} : { headers: { "x-forwarded-for": forwarded } })).location
+      await eventually(async () => (await from("85.214.132.117")) === "https://example.com/de", 5_000)
+      expect(await from("8.8.8.8")).toBe("https://example.com/us")
+      // What the client wrote before the proxy's entry does not count.
+      expect(await from("85.214.132.117, 8.8.8.8")).toBe("https://example.com/us")
+      // No header: the socket's address (loopback, no country).
+      expect(await from()).toBe("https://example.com/elsewhere")
+      // The status endpoint still checks the socket, not the header.
+      const res = await fetch(`${proxied.baseUrl}/.well-known/ricochet/status`, { headers: { "x-forwarded-for": "203.0.113.9" } })
+      expect(res.status).toBe(200)
+    } finally {
+      await proxied.stop()
+    }
+  })
+
   it("refuses to run alone without DATABASE_URL", async () => {
     const proc = runTs("cli/ricochet.ts", ["engine"], { DATABASE_URL: undefined, RICOCHET_DATA_DIR: dir })
     expect(await proc.exited).not.toBe(0)

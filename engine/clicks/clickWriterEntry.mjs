@@ -3,4 +3,4 @@
 import { register } from "tsx/esm/api"
 
 register()
-await import("./rollWorker.ts")
+await import("./clickWriter.ts")

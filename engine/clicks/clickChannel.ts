@@ -1,0 +1,171 @@
+import { Worker } from "node:worker_threads"
+import type { RawClick } from "../../shared/clicks/click.ts"
+import type { ClickCounts, ClickWriterOptions, ToMain, ToWriter } from "./clickWriterProtocol.ts"
+
+/** Where the redirect path puts the clicks it counts. */
+export interface ClickIntake {
+  readonly add: (click: RawClick) => void
+}
+
+const BATCH = 256
+const INTERVAL_MS = 50
+/** Clicks handed over and not yet seen by the writer: beyond this, new clicks are dropped (counted), not queued without bound. */
+const MAX_BACKLOG = 200_000
+const RESTART_MS = 1_000
+const CLOSE_TIMEOUT_MS = 10_000
+
+const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0 } }
+const add = (a: ClickCounts, b: ClickCounts): ClickCounts => ({
+  clicks: { people: a.clicks.people + b.clicks.people, agent: a.clicks.agent + b.clicks.agent, bot: a.clicks.bot + b.clicks.bot },
+  sink: { acknowledged: a.sink.acknowledged + b.sink.acknowledged, rolled: a.sink.rolled + b.sink.rolled }
+})
+const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot
+
+/**
+ * The redirect thread's end of the click writer thread (clickWriter.ts): raw clicks are queued
+ * and posted in batches, which costs the redirect thread well under a microsecond a click; the
+ * writer derives, spools and rolls them. A writer that dies is restarted (its spool is rolled on
+ * start, so what it had acknowledged is kept); clicks it had not yet spooled are lost and logged.
+ */
+export class ClickChannel implements ClickIntake {
+  private worker!: Worker
+  private ready = false
+  private pending: Array<RawClick> = []
+  private timer: NodeJS.Timeout | undefined
+  /** Counts of writers that ended, plus the current writer's latest report. */
+  private past: ClickCounts = ZERO
+  private current: ClickCounts = ZERO
+  /** Clicks posted to the current writer. */
+  private posted = 0
+  private closing = false
+  private nextId = 0
+  private readonly flushes = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
+  private started!: { resolve: () => void; reject: (error: Error) => void }
+  private readyWaiters: Array<() => void> = []
+  /** Clicks dropped: writer backlogged, or lost with a writer that died. */
+  dropped = 0
+
+  private constructor(private readonly options: ClickWriterOptions) {}
+
+  /** Starts the writer thread; resolves once its spool is open (leftover segments rolled). */
+  static async start(options: ClickWriterOptions): Promise<ClickChannel> {
+    const channel = new ClickChannel(options)
+    await new Promise<void>((resolve, reject) => {
+      channel.started = { resolve, reject }
+      channel.spawn()
+    })
+    return channel
+  }
+
+  get counts(): ClickCounts {
+    return add(this.past, this.current)
+  }
+
+  add(click: RawClick): void {
+    if (this.posted + this.pending.length - seen(this.current) >= MAX_BACKLOG) {
+      this.dropped++
+      return
+    }
+    this.pending.push(click)
+    if (this.pending.length >= BATCH) this.post()
+    else this.timer ??= setTimeout(() => this.post(), INTERVAL_MS)
+  }
+
+  /** Everything added so far is spooled and rolled into Parquet (by a restarted writer, if need be). */
+  async flush(): Promise<void> {
+    if (!this.ready) await new Promise<void>((resolve) => this.readyWaiters.push(resolve))
+    this.post()
+    const id = this.nextId++
+    return new Promise<void>((resolve, reject) => {
+      this.flushes.set(id, { resolve, reject })
+      this.send({ type: "flush", id })
+    })
+  }
+
+  /** Flushes, closes the spool and ends the thread (terminated if it has not within 10 s). */
+  async close(): Promise<void> {
+    this.closing = true
+    this.post()
+    if (!this.ready) return void (await this.worker.terminate())
+    const ended = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()))
+    this.send({ type: "close" })
+    const timer = setTimeout(() => {
+      console.error("click writer did not close within 10 s; terminating it")
+      void this.worker.terminate()
+    }, CLOSE_TIMEOUT_MS)
+    await ended
+    clearTimeout(timer)
+  }
+
+  private post(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    if (!this.ready || this.pending.length === 0) return
+    const clicks = this.pending
+    this.pending = []
+    this.posted += clicks.length
+    this.send({ type: "clicks", clicks })
+  }
+
+  private send(message: ToWriter): void {
+    this.worker.postMessage(message)
+  }
+
+  private spawn(): void {
+    const worker = new Worker(new URL("./clickWriterEntry.mjs", import.meta.url), { workerData: this.options })
+    this.worker = worker
+    this.ready = false
+    this.posted = 0
+    this.current = ZERO
+    worker.on("message", (message: ToMain) => this.receive(message))
+    worker.on("error", (error) => console.error("click writer failed", error))
+    worker.on("exit", (code) => this.exited(worker, code))
+  }
+
+  private receive(message: ToMain): void {
+    switch (message.type) {
+      case "ready":
+        this.ready = true
+        this.started.resolve()
+        this.post()
+        for (const resolve of this.readyWaiters.splice(0)) resolve()
+        return
+      case "failed":
+        this.started.reject(new Error(`click writer: ${message.error}`))
+        return
+      case "counts":
+        this.current = { clicks: message.clicks, sink: message.sink }
+        return
+      case "flushed": {
+        const waiter = this.flushes.get(message.id)
+        this.flushes.delete(message.id)
+        if (message.error === undefined) waiter?.resolve()
+        else waiter?.reject(new Error(message.error))
+        return
+      }
+      case "closed":
+        return
+    }
+  }
+
+  private exited(worker: Worker, code: number): void {
+    if (worker !== this.worker) return
+    const wasReady = this.ready
+    this.ready = false
+    // Bots are never spooled; every other click posted and not acknowledged went with the writer.
+    const lost = Math.max(0, this.posted - this.current.sink.acknowledged - this.current.clicks.bot)
+    this.past = add(this.past, this.current)
+    this.current = ZERO
+    for (const waiter of this.flushes.values()) waiter.reject(new Error(`click writer exited (${code})`))
+    this.flushes.clear()
+    if (this.closing) return
+    if (!wasReady) {
+      // It never opened its spool: starting again would fail the same way.
+      this.started.reject(new Error(`click writer exited (${code}) before it was ready`))
+      return
+    }
+    if (lost > 0) this.dropped += lost
+    console.error(`click writer exited (${code}); ${lost} clicks it had not acknowledged are lost; restarting in ${RESTART_MS} ms`)
+    setTimeout(() => this.spawn(), RESTART_MS).unref()
+  }
+}

@@ -1,0 +1,73 @@
+import { parentPort, workerData } from "node:worker_threads"
+import type { RawClick } from "../../shared/clicks/click.ts"
+import { openDuckDb } from "../../shared/clicks/parquet.ts"
+import { makeGeoLookup } from "../geo/geo.ts"
+import { ClickCollector } from "./collector.ts"
+import { SpoolSink } from "./spoolSink.ts"
+import type { ClickWriterOptions, ToMain, ToWriter } from "./clickWriterProtocol.ts"
+
+/**
+ * The click writer thread (design.md: "workers hand click batches to one spool writer"). It owns
+ * everything a click costs after the redirect has been answered: classification, geo, device,
+ * the visitor hash, the spool and its fsyncs, and the roll to Parquet. The thread serving
+ * redirects only hands over the raw facts.
+ */
+const options = workerData as ClickWriterOptions
+const port = parentPort!
+const send = (message: ToMain) => port.postMessage(message)
+
+const duck = await openDuckDb(1)
+const geo = makeGeoLookup({ header: options.geoHeader, countryDatabase: options.countryDatabase, cityDatabase: options.cityDatabase })
+let sink: SpoolSink
+try {
+  sink = await SpoolSink.open({ ...options.spool, duck })
+} catch (error) {
+  send({ type: "failed", error: error instanceof Error ? error.message : String(error) })
+  duck.closeSync()
+  port.close()
+  throw error
+}
+const collector = new ClickCollector(sink, geo, options.secret)
+
+const report = (): void => send({ type: "counts", clicks: { ...collector.counts }, sink: { ...sink.counts } })
+// The numbers the engine's status shows: sent when they change, at most a few times a second.
+let lastReported = ""
+const timer = setInterval(() => {
+  const now = JSON.stringify([collector.counts, sink.counts])
+  if (now !== lastReported) {
+    lastReported = now
+    report()
+  }
+}, 100)
+
+port.on("message", (message: ToWriter) => {
+  switch (message.type) {
+    case "clicks":
+      for (const click of message.clicks as ReadonlyArray<RawClick>) collector.add(click)
+      return
+    case "flush":
+      void collector.flush().then(
+        () => {
+          report()
+          send({ type: "flushed", id: message.id })
+        },
+        (error) => send({ type: "flushed", id: message.id, error: String(error) })
+      )
+      return
+    case "close":
+      clearInterval(timer)
+      void (async () => {
+        try {
+          await collector.flush()
+          await sink.close()
+        } finally {
+          report()
+          duck.closeSync()
+          send({ type: "closed" })
+          port.close()
+        }
+      })()
+      return
+  }
+})
+send({ type: "ready" })

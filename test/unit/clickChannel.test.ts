@@ -1,0 +1,117 @@
+import type { DuckDBConnection } from "@duckdb/node-api"
+import { writeFile } from "node:fs/promises"
+import * as path from "node:path"
+import type { Worker } from "node:worker_threads"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
+import { ClickChannel } from "../../engine/clicks/clickChannel.ts"
+import type { ClickWriterOptions } from "../../engine/clicks/clickWriterProtocol.ts"
+import { bundledCountryDatabase } from "../../engine/geo/geo.ts"
+import type { RawClick } from "../../shared/clicks/click.ts"
+import { listClickFiles } from "../../shared/clicks/files.ts"
+import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
+import { removeDir, tempDir } from "../support/processes.ts"
+
+/**
+ * The click writer thread as the engine uses it: raw clicks in on the redirect thread; derived,
+ * spooled and rolled to Parquet on the writer thread; counts back for the engine's status.
+ */
+
+const T = Date.parse("2030-06-15T12:00:00.000Z")
+const PERSON = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36"
+const AGENT = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot"
+const BOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+
+let serial = 0
+const raw = (userAgent: string): RawClick => ({
+  timestamp: T + serial++,
+  workspaceId: "ws_1",
+  linkId: "lnk_1",
+  domain: "go.example.com",
+  slug: "abc",
+  url: `https://example.com/?n=${serial}`,
+  variant: null,
+  ip: "8.8.8.8",
+  userAgent,
+  referer: "https://news.example.org/post",
+  geoHeader: "DE",
+  signatureAgent: ""
+})
+
+let duck: DuckDBConnection
+beforeAll(async () => {
+  duck = await openDuckDb()
+})
+afterAll(() => duck?.closeSync())
+
+describe("ClickChannel and the click writer thread", () => {
+  let root: string
+  let channel: ClickChannel | undefined
+  const options = (): ClickWriterOptions => ({
+    spool: { spoolDir: path.join(root, "spool"), clicksDir: path.join(root, "clicks"), engineId: "e1", fsyncMs: 10, rollMs: 3_600_000 },
+    secret: "s",
+    geoHeader: "cf-ipcountry",
+    countryDatabase: bundledCountryDatabase(),
+    cityDatabase: undefined
+  })
+  const rows = async () => {
+    const files = await listClickFiles(path.join(root, "clicks"), T - 3_600_000, T + 3_600_000)
+    if (files.length === 0) return []
+    return (await duck.runAndReadAll(
+      `SELECT audience, country, device, browser, referer_host, visitor_hash FROM read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false)`
+    )).getRowObjects()
+  }
+
+  beforeEach(async () => {
+    root = await tempDir("ricochet-writer-")
+  })
+  afterEach(async () => {
+    vi.restoreAllMocks()
+    await channel?.close()
+    channel = undefined
+    await removeDir(root)
+  })
+
+  it("derives, spools and rolls what the redirect thread hands over; bots are counted, never written", async () => {
+    channel = await ClickChannel.start(options())
+    for (let i = 0; i < 300; i++) channel.add(raw(PERSON))
+    for (let i = 0; i < 20; i++) channel.add(raw(AGENT))
+    for (let i = 0; i < 7; i++) channel.add(raw(BOT))
+    await channel.flush()
+    expect(channel.counts).toEqual({ clicks: { people: 300, agent: 20, bot: 7 }, sink: { acknowledged: 320, rolled: 320 } })
+    const written = await rows()
+    expect(written).toHaveLength(320)
+    expect(written.filter((r) => r.audience === "agent")).toHaveLength(20)
+    expect(written[0]).toMatchObject({ country: "DE", referer_host: "news.example.org" })
+    expect(written.every((r) => typeof r.visitor_hash === "string" && (r.visitor_hash as string).length > 0)).toBe(true)
+    expect(channel.dropped).toBe(0)
+  })
+
+  it("close() writes what is still queued and ends the thread", async () => {
+    channel = await ClickChannel.start(options())
+    for (let i = 0; i < 5; i++) channel.add(raw(PERSON))
+    await channel.close()
+    channel = undefined
+    expect(await rows()).toHaveLength(5)
+  })
+
+  it("a writer that dies is restarted; what it had acknowledged stays, later clicks are written", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    channel = await ClickChannel.start(options())
+    for (let i = 0; i < 10; i++) channel.add(raw(PERSON))
+    await channel.flush()
+    await (channel as unknown as { worker: Worker }).worker.terminate()
+    for (let i = 0; i < 4; i++) channel.add(raw(PERSON))
+    // Queued meanwhile, posted once the new writer is ready; flush waits for it.
+    await channel.flush()
+    expect(channel.counts.clicks.people).toBe(14)
+    expect(await rows()).toHaveLength(14)
+    expect(errors.mock.calls.some(([message]) => String(message).includes("click writer exited"))).toBe(true)
+  })
+
+  it("a spool that cannot be opened fails the start with the reason", async () => {
+    const blocker = path.join(root, "not-a-directory")
+    await writeFile(blocker, "x")
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    await expect(ClickChannel.start({ ...options(), spool: { ...options().spool, spoolDir: path.join(blocker, "spool") } })).rejects.toThrow(/click writer/)
+  })
+})
