@@ -3,7 +3,7 @@ import { load, loadNote, problems, round, settings } from "../lib/load.ts"
 import { BROWSER_UA, engineStatus, Scope, settledStatus, startLinkTable, tableSlug, visit, warm } from "../lib/processes.ts"
 
 export const description =
-  "Cache misses: 200,000 links on PostgreSQL, control alone + one engine, every request a slug not yet cached; DB queries vs requests (coalescing)"
+  "Cache misses: 600,000 links on PostgreSQL, control alone + one engine, every request a slug not yet cached; DB queries vs requests (coalescing)"
 
 const HIT_LINKS = 100
 /** Slugs at the end of the table kept for the burst phase (each requested by every connection at once). */
@@ -11,7 +11,7 @@ const BURST_LINKS = 4_000
 
 export default async function run(): Promise<ScenarioResult> {
   const { durationSec, connections } = settings()
-  const links = Math.floor(Number(process.env.BENCH_MISS_LINKS ?? 200_000))
+  const links = Math.floor(Number(process.env.BENCH_MISS_LINKS ?? 600_000))
   const scope = new Scope()
   try {
     const table = await startLinkTable(scope, links)
@@ -78,7 +78,8 @@ export default async function run(): Promise<ScenarioResult> {
         "burst: DB queries / requests": round(burstQueries / burst.requests, 4)
       },
       goals: [
-        { goal: "misses >= 10,000 requests/s", value: round(miss.requestsPerSec), met: miss.requestsPerSec >= 10_000 },
+        // A rotation that wrapped served cached repeats: then the rate is not a miss rate.
+        { goal: "misses >= 10,000 requests/s, every request a miss", value: `${round(miss.requestsPerSec)}${repeats > 0 ? ` (${repeats} repeats)` : ""}`, met: miss.requestsPerSec >= 10_000 && repeats === 0 },
         { goal: "DB queries <= requests (coalescing)", value: `${queries} <= ${seen}`, met: queries <= seen },
         {
           goal: "burst: DB queries < requests (concurrent misses share a query)",
