@@ -45,11 +45,11 @@ export class ClickChannel implements ClickIntake {
   /** Clicks dropped: writer backlogged, or lost with a writer that died. */
   dropped = 0
 
-  private constructor(private readonly options: ClickWriterOptions) {}
+  private constructor(private readonly options: ClickWriterOptions, private readonly maxBacklog: number) {}
 
   /** Starts the writer thread; resolves once its spool is open (leftover segments rolled). */
-  static async start(options: ClickWriterOptions): Promise<ClickChannel> {
-    const channel = new ClickChannel(options)
+  static async start(options: ClickWriterOptions, limits: { readonly maxBacklog?: number } = {}): Promise<ClickChannel> {
+    const channel = new ClickChannel(options, limits.maxBacklog ?? MAX_BACKLOG)
     await new Promise<void>((resolve, reject) => {
       channel.started = { resolve, reject }
       channel.spawn()
@@ -62,7 +62,7 @@ export class ClickChannel implements ClickIntake {
   }
 
   add(click: RawClick): void {
-    if (this.posted + this.pending.length - seen(this.current) >= MAX_BACKLOG) {
+    if (this.posted + this.pending.length - seen(this.current) >= this.maxBacklog) {
       this.dropped++
       return
     }

@@ -86,6 +86,21 @@ describe("ClickChannel and the click writer thread", () => {
     expect(channel.dropped).toBe(0)
   })
 
+  it("drops (and counts) clicks beyond the backlog the writer has not yet seen, instead of queueing without bound", async () => {
+    channel = await ClickChannel.start(options(), { maxBacklog: 100 })
+    // In one turn: the writer cannot have reported anything yet.
+    for (let i = 0; i < 500; i++) channel.add(raw(PERSON))
+    await channel.flush()
+    expect(channel.dropped).toBe(400)
+    expect(channel.counts.clicks.people).toBe(100)
+    expect(await rows()).toHaveLength(100)
+    // Once the writer has caught up, clicks are taken again.
+    channel.add(raw(PERSON))
+    await channel.flush()
+    expect(channel.counts.clicks.people).toBe(101)
+    expect(channel.dropped).toBe(400)
+  })
+
   it("close() writes what is still queued and ends the thread", async () => {
     channel = await ClickChannel.start(options())
     for (let i = 0; i < 5; i++) channel.add(raw(PERSON))
