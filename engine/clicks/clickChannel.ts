@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads"
 import type { RawClick } from "../../shared/clicks/click.ts"
-import type { ClickCounts, ClickWriterOptions, ToMain, ToWriter } from "./clickWriterProtocol.ts"
+import { type ClickCounts, type ClickWriterOptions, emptyColumns, pushColumns, type ToMain, type ToWriter } from "./clickWriterProtocol.ts"
 
 /** Where the redirect path puts the clicks it counts. */
 export interface ClickIntake {
@@ -30,7 +30,7 @@ const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot
 export class ClickChannel implements ClickIntake {
   private worker!: Worker
   private ready = false
-  private pending: Array<RawClick> = []
+  private pending = emptyColumns()
   private timer: NodeJS.Timeout | undefined
   /** Counts of writers that ended, plus the current writer's latest report. */
   private past: ClickCounts = ZERO
@@ -42,6 +42,8 @@ export class ClickChannel implements ClickIntake {
   private readonly flushes = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
   private started!: { resolve: () => void; reject: (error: Error) => void }
   private readyWaiters: Array<() => void> = []
+  /** A writer died and its successor is being started. */
+  private restarting = false
   /** Clicks dropped: writer backlogged, or lost with a writer that died. */
   dropped = 0
 
@@ -62,18 +64,20 @@ export class ClickChannel implements ClickIntake {
   }
 
   add(click: RawClick): void {
-    if (this.posted + this.pending.length - seen(this.current) >= this.maxBacklog) {
+    const queued = this.pending.timestamp.length
+    if (this.posted + queued - seen(this.current) >= this.maxBacklog) {
       this.dropped++
       return
     }
-    this.pending.push(click)
-    if (this.pending.length >= BATCH) this.post()
+    pushColumns(this.pending, click)
+    if (queued + 1 >= BATCH) this.post()
     else this.timer ??= setTimeout(() => this.post(), INTERVAL_MS)
   }
 
   /** Everything added so far is spooled and rolled into Parquet (by a restarted writer, if need be). */
   async flush(): Promise<void> {
     if (!this.ready) await new Promise<void>((resolve) => this.readyWaiters.push(resolve))
+    if (!this.ready) throw new Error("click writer is not running")
     this.post()
     const id = this.nextId++
     return new Promise<void>((resolve, reject) => {
@@ -85,25 +89,26 @@ export class ClickChannel implements ClickIntake {
   /** Flushes, closes the spool and ends the thread (terminated if it has not within 10 s). */
   async close(): Promise<void> {
     this.closing = true
-    this.post()
+    const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), CLOSE_TIMEOUT_MS).unref())
+    // A writer being restarted gets its chance to take what is queued.
+    if (!this.ready && this.restarting) await Promise.race([new Promise<void>((resolve) => this.readyWaiters.push(resolve)), deadline])
     if (!this.ready) return void (await this.worker.terminate())
+    this.post()
     const ended = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()))
     this.send({ type: "close" })
-    const timer = setTimeout(() => {
+    if ((await Promise.race([ended, deadline])) === "late") {
       console.error("click writer did not close within 10 s; terminating it")
-      void this.worker.terminate()
-    }, CLOSE_TIMEOUT_MS)
-    await ended
-    clearTimeout(timer)
+      await this.worker.terminate()
+    }
   }
 
   private post(): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
-    if (!this.ready || this.pending.length === 0) return
+    if (!this.ready || this.pending.timestamp.length === 0) return
     const clicks = this.pending
-    this.pending = []
-    this.posted += clicks.length
+    this.pending = emptyColumns()
+    this.posted += clicks.timestamp.length
     this.send({ type: "clicks", clicks })
   }
 
@@ -126,6 +131,7 @@ export class ClickChannel implements ClickIntake {
     switch (message.type) {
       case "ready":
         this.ready = true
+        this.restarting = false
         this.started.resolve()
         this.post()
         for (const resolve of this.readyWaiters.splice(0)) resolve()
@@ -158,14 +164,19 @@ export class ClickChannel implements ClickIntake {
     this.current = ZERO
     for (const waiter of this.flushes.values()) waiter.reject(new Error(`click writer exited (${code})`))
     this.flushes.clear()
-    if (this.closing) return
+    if (this.closing && !this.restarting) return
     if (!wasReady) {
-      // It never opened its spool: starting again would fail the same way.
+      // It never opened its spool: starting again would fail the same way. New clicks are now
+      // dropped (counted) once the backlog bound is reached; the log says why.
+      this.restarting = false
+      for (const resolve of this.readyWaiters.splice(0)) resolve()
+      console.error(`click writer exited (${code}) before its spool was open; clicks are not being written`)
       this.started.reject(new Error(`click writer exited (${code}) before it was ready`))
       return
     }
     if (lost > 0) this.dropped += lost
     console.error(`click writer exited (${code}); ${lost} clicks it had not acknowledged are lost; restarting in ${RESTART_MS} ms`)
+    this.restarting = true
     setTimeout(() => this.spawn(), RESTART_MS).unref()
   }
 }

@@ -1,10 +1,9 @@
 import { parentPort, workerData } from "node:worker_threads"
-import type { RawClick } from "../../shared/clicks/click.ts"
 import { openDuckDb } from "../../shared/clicks/parquet.ts"
 import { makeGeoLookup } from "../geo/geo.ts"
 import { ClickCollector } from "./collector.ts"
 import { SpoolSink } from "./spoolSink.ts"
-import type { ClickWriterOptions, ToMain, ToWriter } from "./clickWriterProtocol.ts"
+import { clickAt, type ClickWriterOptions, type ToMain, type ToWriter } from "./clickWriterProtocol.ts"
 
 /**
  * The click writer thread (design.md: "workers hand click batches to one spool writer"). It owns
@@ -43,7 +42,7 @@ const timer = setInterval(() => {
 port.on("message", (message: ToWriter) => {
   switch (message.type) {
     case "clicks":
-      for (const click of message.clicks as ReadonlyArray<RawClick>) collector.add(click)
+      for (let i = 0; i < message.clicks.timestamp.length; i++) collector.add(clickAt(message.clicks, i))
       return
     case "flush":
       void collector.flush().then(

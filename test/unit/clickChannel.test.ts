@@ -123,6 +123,16 @@ describe("ClickChannel and the click writer thread", () => {
     expect(errors.mock.calls.some(([message]) => String(message).includes("click writer exited"))).toBe(true)
   })
 
+  it("close() while a dead writer is being restarted still writes what was queued", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    channel = await ClickChannel.start(options())
+    await (channel as unknown as { worker: Worker }).worker.terminate()
+    for (let i = 0; i < 3; i++) channel.add(raw(PERSON))
+    await channel.close()
+    channel = undefined
+    expect(await rows()).toHaveLength(3)
+  })
+
   it("a spool that cannot be opened fails the start with the reason", async () => {
     const blocker = path.join(root, "not-a-directory")
     await writeFile(blocker, "x")
