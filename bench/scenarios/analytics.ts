@@ -255,7 +255,9 @@ export default async function run(): Promise<ScenarioResult> {
       const columns = CLICK_COLUMNS.map(([name]) => name).join(", ")
       const daily: Array<{ day: string; file: string }> = []
       for (const [day, files] of byDay) {
-        const file = path.join(dailyDir, `${day}.parquet`)
+        // In the layout's place for its day, so analyticsSql knows what span it holds.
+        const file = path.join(dailyDir, `date=${day}`, "day-whatif.parquet")
+        await mkdir(path.dirname(file), { recursive: true })
         await duck.run(`COPY (SELECT ${columns} FROM read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false) ORDER BY workspace_id, link_id, timestamp)
                         TO ${quote(file)} (${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE})`)
         daily.push({ day, file })

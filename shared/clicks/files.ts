@@ -67,6 +67,26 @@ export const hourView = (entries: ReadonlyArray<string>, manifest: HourManifest 
 const DATE_DIR = /^date=(\d{4}-\d{2}-\d{2})$/
 const HOUR_DIR = /^hour=(\d{2})$/
 
+/**
+ * The span of time [start, end) a click file can hold, read from its place in the layout: a file
+ * in `date=…/hour=HH/` holds that hour, one directly in `date=…/` (a day file) that day. Null for
+ * a file elsewhere.
+ */
+export const fileSpan = (file: string): { readonly start: number; readonly end: number } | null => {
+  const parent = path.basename(path.dirname(file))
+  const hour = HOUR_DIR.exec(parent)?.[1]
+  if (hour !== undefined) {
+    const date = DATE_DIR.exec(path.basename(path.dirname(path.dirname(file))))?.[1]
+    if (date === undefined) return null
+    const start = Date.parse(`${date}T${hour}:00:00Z`)
+    return { start, end: start + 3_600_000 }
+  }
+  const date = DATE_DIR.exec(parent)?.[1]
+  if (date === undefined) return null
+  const start = Date.parse(`${date}T00:00:00Z`)
+  return { start, end: start + 86_400_000 }
+}
+
 export interface HourDir {
   readonly dir: string
   /** Start of the hour, epoch ms. */

@@ -8,7 +8,7 @@ import { GROUP_BYS, type Interval, INTERVALS } from "../../control/analytics/sch
 import { analyticsSql, bucketStarts, type ClickFilter, whereClause } from "../../control/analytics/sql.ts"
 import { PLAN_LIMITS, type Plan, PLANS } from "../../control/plans/plans.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
-import { type HourManifest, hourView, listClickFiles, MANIFEST } from "../../shared/clicks/files.ts"
+import { fileSpan, type HourManifest, hourView, listClickFiles, MANIFEST } from "../../shared/clicks/files.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
@@ -258,6 +258,58 @@ describe("whereClause / analyticsSql over a real Parquet file", () => {
       { linkId: "lnk_2", clicks: 2, people: 2, agents: 0 },
       { linkId: "lnk_3", clicks: 2, people: 0, agents: 2 }
     ])
+  })
+})
+
+describe("fileSpan: the time a click file can hold, from its place in the layout", () => {
+  const rows: ReadonlyArray<readonly [file: string, span: readonly [string, string] | null]> = [
+    ["/c/date=2030-06-10/hour=07/e1-5.parquet", ["2030-06-10T07:00:00Z", "2030-06-10T08:00:00Z"]],
+    ["/c/date=2030-06-10/hour=23/merged-1.parquet", ["2030-06-10T23:00:00Z", "2030-06-11T00:00:00Z"]],
+    ["/c/date=2030-06-10/day-9.parquet", ["2030-06-10T00:00:00Z", "2030-06-11T00:00:00Z"]],
+    ["/c/elsewhere/history.parquet", null],
+    ["/c/hour=07/e1-5.parquet", null],
+    ["/c/date=2030-6-10/day-9.parquet", null]
+  ]
+  it.each(rows)("%s", (file, span) => {
+    expect(fileSpan(file)).toEqual(span === null ? null : { start: Date.parse(span[0]), end: Date.parse(span[1]) })
+  })
+})
+
+describe("analyticsSql: files wholly inside the window skip the time test, the others keep it", () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await tempDir("ricochet-span-")
+  })
+  afterAll(async () => {
+    await removeDir(dir)
+  })
+  const window = (fromIso: string, toIso: string): ClickFilter => ({
+    workspaceId: "ws_a", fromMs: Date.parse(fromIso), toMs: Date.parse(toIso), linkIds: null, domain: null, countries: [], devices: [],
+    browsers: [], oses: [], referers: [], utmSources: [], utmMediums: [], utmCampaigns: [], audience: null
+  })
+
+  it("counts exactly the clicks inside the window across day, hour and stray files", async () => {
+    const at = (iso: string) => click({ timestamp: Date.parse(iso), workspaceId: "ws_a" })
+    const dayFile = path.join(dir, "date=2030-06-10", "day-1.parquet")
+    const middleDay = path.join(dir, "date=2030-06-11", "day-1.parquet")
+    const hourFile = path.join(dir, "date=2030-06-12", "hour=05", "e1-1.parquet")
+    const stray = path.join(dir, "stray.parquet")
+    await writeClicksParquet(duck, [at("2030-06-10T01:00:00Z"), at("2030-06-10T23:00:00Z")], dayFile)
+    await writeClicksParquet(duck, [at("2030-06-11T00:00:00Z"), at("2030-06-11T12:00:00Z"), at("2030-06-11T23:59:59.999Z")], middleDay)
+    await writeClicksParquet(duck, [at("2030-06-12T05:10:00Z"), at("2030-06-12T05:50:00Z")], hourFile)
+    await writeClicksParquet(duck, [at("2030-06-09T12:00:00Z"), at("2030-06-11T06:00:00Z")], stray)
+    const files = [dayFile, middleDay, hourFile, stray]
+
+    // The first day is cut at noon, the hour at 05:30; the middle day lies wholly inside.
+    const f = window("2030-06-10T12:00:00Z", "2030-06-12T05:30:00Z")
+    const sql = analyticsSql(files, f, "count", 100, "day")
+    expect(sql).toContain("UNION ALL")
+    expect((await rows(sql))[0]).toMatchObject({ clicks: 1 + 3 + 1 + 1 })
+
+    // A window holding every file's partition whole: no time test at all, the same answer as with one.
+    const all = window("2030-06-10T00:00:00Z", "2030-06-12T23:59:59.999Z")
+    expect((await rows(analyticsSql([dayFile, middleDay, hourFile], all, "count", 100, "day")))[0]).toMatchObject({ clicks: 7 })
+    expect(analyticsSql([dayFile, middleDay, hourFile], all, "count", 100, "day")).not.toContain("timestamp >=")
   })
 })
 
