@@ -1,6 +1,7 @@
 import { LinkCache, type LinkSource } from "../../engine/cache/linkCache.ts"
 import { loadConfig } from "../../shared/config.ts"
 import type { LinkRecord } from "../../shared/links/linkRecord.ts"
+import { linkRecord } from "../../test/support/linkRecord.ts"
 
 /**
  * One memory measurement, in its own process so nothing else shares the heap:
@@ -49,34 +50,24 @@ const id = (prefix: string, i: number) => `${prefix}${i.toString(36).padStart(20
 
 /** ~60-character url; a third with a utm set, a tenth with two geo rules, a twentieth with device rules. */
 const urlOf = (i: number) => `https://www.example-shop.com/products/catalogue/item-${i}?ref=nl`
-const record = (i: number): LinkRecord => ({
-  id: id("lnk_", i),
-  workspaceId: fresh("ws_0123456789abcdefghij"),
-  domainId: fresh("dom_0123456789abcdefghij"),
-  host: fresh(HOST),
-  slug: slugOf(i),
-  url: urlOf(i),
-  title: null,
-  description: null,
-  ogImageUrl: null,
-  redirectType: 302,
-  passQuery: false,
-  openInApp: false,
-  openInBrowser: false,
-  utm: i % 3 === 0 ? { source: fresh("newsletter"), medium: fresh("email"), campaign: fresh("spring-sale") } : null,
-  geoRules: i % 10 === 0
-    ? [
-      { country: fresh("DE"), url: `https://de.example-shop.com/produkte/katalog/artikel-${i}` },
-      { country: fresh("FR"), url: `https://fr.example-shop.com/produits/catalogue/article-${i}` }
-    ]
-    : [],
-  deviceRules: i % 20 === 0 ? [{ device: "ios", url: `https://apps.apple.com/app/example-shop/id${100000 + i}` }] : [],
-  expiresAt: null,
-  expiredUrl: null,
-  abTest: null,
-  passwordHash: null,
-  updatedAt: new Date(1_750_000_000_000 + i * 1000).toISOString()
-})
+const record = (i: number): LinkRecord =>
+  linkRecord({
+    id: id("lnk_", i),
+    workspaceId: fresh("ws_0123456789abcdefghij"),
+    domainId: fresh("dom_0123456789abcdefghij"),
+    host: fresh(HOST),
+    slug: slugOf(i),
+    url: urlOf(i),
+    utm: i % 3 === 0 ? { source: fresh("newsletter"), medium: fresh("email"), campaign: fresh("spring-sale") } : null,
+    geoRules: i % 10 === 0
+      ? [
+        { country: fresh("DE"), url: `https://de.example-shop.com/produkte/katalog/artikel-${i}` },
+        { country: fresh("FR"), url: `https://fr.example-shop.com/produits/catalogue/article-${i}` }
+      ]
+      : [],
+    deviceRules: i % 20 === 0 ? [{ device: "ios", url: `https://apps.apple.com/app/example-shop/id${100000 + i}` }] : [],
+    updatedAt: new Date(1_750_000_000_000 + i * 1000).toISOString()
+  })
 
 const settle = async () => {
   for (let k = 0; k < 3; k++) {

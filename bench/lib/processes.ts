@@ -180,6 +180,9 @@ export const createRuleLinks = async (api: ReturnType<typeof apiClient>, count: 
 // ---------------------------------------------------------------------------------------------
 // A large link table on PostgreSQL, control alone and one engine (redirect-miss, redirect-scan)
 
+/** Links in the table of redirect-miss and redirect-scan (BENCH_MISS_LINKS): a 10 s miss phase must not wrap. */
+export const linkTableSize = () => Math.floor(Number(process.env.BENCH_MISS_LINKS ?? 600_000))
+
 /** The slug of row i of the table (SQL: 'k' || lpad(to_hex(i), 6, '0')); 7 characters. */
 export const tableSlug = (i: number) => `k${i.toString(16).padStart(6, "0")}`
 

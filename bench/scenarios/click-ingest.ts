@@ -234,7 +234,7 @@ export default async function run(): Promise<ScenarioResult> {
   try {
     await mkdir(dir, { recursive: true })
     scope.defer("remove ingest dir", () => rm(dir, { recursive: true, force: true }))
-    const writer = await openDuckDb(1) // as EngineLayer opens it
+    const writer = await openDuckDb(1) // as the engine's click writer thread opens it
     const reader = await openDuckDb(2)
     scope.defer("close DuckDB", () => {
       writer.closeSync()
@@ -323,7 +323,7 @@ export default async function run(): Promise<ScenarioResult> {
         { goal: `engine click path (ClickCollector → sink) ≥ ${GOAL} clicks/s`, value: round(viaCollector.ackPerS), met: viaCollector.ackPerS >= GOAL && collectorZeroLoss }
       ],
       notes: [
-        `In-process: a SpoolSink (fsyncMs ${FSYNC_MS}, roll every ${ROLL_MS} ms, DuckDB with 1 thread — the engine defaults, as EngineLayer opens it) in a temp dir, fed synthetic ClickRecords in batches of ${BATCH} (fresh timestamp, unique visitor hash each) for ${DURATION_S} s: once flat out (as fast as it acknowledges, at most ${MAX_IN_FLIGHT} clicks unacknowledged), once paced at ${RATE} clicks/s (BENCH_INGEST_RATE). After each, close() (flush + final roll) and rows counted back from the Parquet files with DuckDB via listClickFiles; distinct visitor hashes prove no click is duplicated.`,
+        `In-process: a SpoolSink (fsyncMs ${FSYNC_MS}, roll every ${ROLL_MS} ms, DuckDB with 1 thread — the engine defaults, as its click writer thread opens it) in a temp dir, fed synthetic ClickRecords in batches of ${BATCH} (fresh timestamp, unique visitor hash each) for ${DURATION_S} s: once flat out (as fast as it acknowledges, at most ${MAX_IN_FLIGHT} clicks unacknowledged), once paced at ${RATE} clicks/s (BENCH_INGEST_RATE). After each, close() (flush + final roll) and rows counted back from the Parquet files with DuckDB via listClickFiles; distinct visitor hashes prove no click is duplicated.`,
         `Acknowledged clicks/s are steady rates: clicks acknowledged between ${WARM_MS} ms after the start and the end of the load, per second (no ramp-up, no tail).`,
         "Event-loop delay (monitorEventLoopDelay, 10 ms resolution) is of the process running the sink: the roll decodes the sealed segment and serialises it to NDJSON synchronously, which in an engine is the loop that serves redirects. Parquet rate while loaded = clicks rolled between the first and last roll completion seen during the load (the roll runs every rollMs on the same event loop as the producer). 'start → all in Parquet' includes the drain after the load stops.",
         "Records are cut from a pool of 50,000 varied clicks over 10,000 links (Zipf-ish popularity, 20 countries, devices/browsers/OS, referers, UTM values on half the links, ~10% agents).",

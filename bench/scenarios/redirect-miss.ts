@@ -1,6 +1,6 @@
 import type { ScenarioResult } from "../lib/result.ts"
 import { load, loadNote, problems, round, settings } from "../lib/load.ts"
-import { BROWSER_UA, engineStatus, Scope, settledStatus, startLinkTable, tableSlug, visit, warm } from "../lib/processes.ts"
+import { BROWSER_UA, engineStatus, linkTableSize, Scope, settledStatus, startLinkTable, tableSlug, visit, warm } from "../lib/processes.ts"
 
 export const description =
   "Cache misses: 600,000 links on PostgreSQL, control alone + one engine, every request a slug not yet cached; DB queries vs requests (coalescing)"
@@ -11,7 +11,7 @@ const BURST_LINKS = 4_000
 
 export default async function run(): Promise<ScenarioResult> {
   const { durationSec, connections } = settings()
-  const links = Math.floor(Number(process.env.BENCH_MISS_LINKS ?? 600_000))
+  const links = linkTableSize()
   const scope = new Scope()
   try {
     const table = await startLinkTable(scope, links)

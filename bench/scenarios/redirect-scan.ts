@@ -1,6 +1,6 @@
 import type { ScenarioResult } from "../lib/result.ts"
 import { load, loadNote, problems, round, settings } from "../lib/load.ts"
-import { BROWSER_UA, engineStatus, Scope, settledStatus, startLinkTable, tableSlug, visit, warm } from "../lib/processes.ts"
+import { BROWSER_UA, engineStatus, linkTableSize, Scope, settledStatus, startLinkTable, tableSlug, visit, warm } from "../lib/processes.ts"
 
 export const description =
   "Slug scans: random slugs that do not exist on a 600,000-link table; rate vs cached hits on the same engine, share answered without a DB query"
@@ -11,7 +11,7 @@ const SCAN_SLUG_LENGTH = 8
 
 export default async function run(): Promise<ScenarioResult> {
   const { durationSec, connections } = settings()
-  const links = Math.floor(Number(process.env.BENCH_MISS_LINKS ?? 600_000))
+  const links = linkTableSize()
   const scope = new Scope()
   try {
     const table = await startLinkTable(scope, links)

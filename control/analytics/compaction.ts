@@ -12,7 +12,7 @@ import {
   readDayManifest,
   readManifest
 } from "../../shared/clicks/files.ts"
-import { PARQUET_FORMAT, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
+import { copyToParquet, quote } from "../../shared/clicks/parquet.ts"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -38,14 +38,9 @@ const isDayFile = (name: string) => name.startsWith("day-") && name.endsWith(".p
 const ageOf = async (file: string, nowMs: number) => nowMs - (await stat(file)).mtimeMs
 
 /** One sorted file from `sources`, written under a temporary name and renamed into place. */
-const merge = async (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) => {
-  const temporary = `${target}.tmp`
+const merge = (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) =>
   // hive_partitioning off: the date=/hour= directory names must not become columns of the file.
-  await run(`COPY (SELECT * FROM read_parquet([${sources.map(quote).join(", ")}], hive_partitioning = false)
-             ORDER BY workspace_id, link_id, timestamp)
-             TO ${quote(temporary)} (${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE})`)
-  await rename(temporary, target)
-}
+  copyToParquet({ run }, `SELECT * FROM read_parquet([${sources.map(quote).join(", ")}], hive_partitioning = false)`, target, { sort: true })
 
 const writeAtomically = async (file: string, content: unknown, nowMs: number) => {
   const temporary = `${file}.${nowMs}.tmp`

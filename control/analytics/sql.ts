@@ -96,12 +96,12 @@ export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, group
  * outside the layout, are.
  */
 const matchingClicks = (files: ReadonlyArray<string>, f: ClickFilter): string => {
-  const inside = (file: string) => {
+  const whole: Array<string> = []
+  const edges: Array<string> = []
+  for (const file of files) {
     const span = fileSpan(file)
-    return span !== null && span.start >= f.fromMs && span.end - 1 <= f.toMs
+    ;(span !== null && span.start >= f.fromMs && span.end - 1 <= f.toMs ? whole : edges).push(file)
   }
-  const whole = files.filter(inside)
-  const edges = files.filter((file) => !inside(file))
   const read = (list: ReadonlyArray<string>) => `read_parquet([${list.map(quote).join(", ")}], hive_partitioning = false)`
   const parts = [
     ...(whole.length > 0 ? [`SELECT * FROM ${read(whole)} WHERE ${whereClause(f, { time: false })}`] : []),

@@ -1,9 +1,8 @@
-import type { DuckDBConnection } from "@duckdb/node-api"
 import { randomBytes } from "node:crypto"
 import { mkdir, rm, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import type { ClickRecord } from "./click.ts"
-import { CLICK_COLUMNS, copyToParquet, quote } from "./parquet.ts"
+import { CLICK_COLUMNS, copyToParquet, quote, type SqlRunner } from "./parquet.ts"
 
 /**
  * Clicks as CSV lines: the spool's format and the staging format of every Parquet write.
@@ -48,7 +47,7 @@ export const selectClicksCsv = (file: string, options: { readonly lenient?: bool
 
 /** Writes clicks to one Parquet file (see copyToParquet), staged as CSV for DuckDB. */
 export const writeClicksParquet = async (
-  duck: DuckDBConnection,
+  duck: SqlRunner,
   clicks: ReadonlyArray<ClickRecord>,
   target: string,
   options: { readonly sort?: boolean } = {}

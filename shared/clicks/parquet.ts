@@ -57,13 +57,19 @@ export const openDuckDb = async (threads = 2): Promise<DuckDBConnection> => {
   return instance.connect()
 }
 
+/** Whatever runs a DuckDB statement: a connection, or a store's `run`. */
+export interface SqlRunner {
+  readonly run: (sql: string) => Promise<unknown>
+}
+
 /**
- * Writes the rows of a DuckDB SELECT of the click columns to one Parquet file: to a
- * temporary name next to the target, then renamed into place, so a reader never sees a partial
- * file and a crash leaves only a temporary file.
+ * Writes the rows of a DuckDB SELECT of the click columns to one Parquet file: to a temporary
+ * name next to the target, then renamed into place, so a reader never sees a partial file and a
+ * crash leaves only a temporary file. `sort` orders by (workspace, link, timestamp) in row
+ * groups of SORTED_ROW_GROUP_SIZE, the layout queries skip row groups by.
  */
 export const copyToParquet = async (
-  duck: DuckDBConnection,
+  duck: SqlRunner,
   select: string,
   target: string,
   options: { readonly sort?: boolean } = {}
@@ -71,8 +77,8 @@ export const copyToParquet = async (
   await mkdir(path.dirname(target), { recursive: true })
   const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
   try {
-    const order = options.sort ? " ORDER BY workspace_id, link_id, timestamp" : ""
-    await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (${PARQUET_FORMAT})`)
+    const [order, rowGroups] = options.sort ? [" ORDER BY workspace_id, link_id, timestamp", `, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}`] : ["", ""]
+    await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (${PARQUET_FORMAT}${rowGroups})`)
     await rename(temporary, target)
   } finally {
     await rm(temporary, { force: true })
