@@ -1,4 +1,5 @@
 import { isbot } from "isbot"
+import { AI_USER_FETCHERS } from "./aiAgents.ts"
 import { BoundedMemo } from "./boundedMemo.ts"
 
 /**
@@ -7,34 +8,8 @@ import { BoundedMemo } from "./boundedMemo.ts"
  */
 export type Audience = "people" | "agent" | "bot"
 
-/**
- * AI fetchers that act on one person's request, named after each vendor's documentation
- * (see the `agent` rows of shared/corpus/user-agents.tsv). Their crawlers (GPTBot, ClaudeBot,
- * PerplexityBot, OAI-SearchBot, Amazonbot, meta-externalagent...) have different tokens and
- * fall through to the bot test. Case-insensitive because vendors are not consistent about
- * case (Meta documents `meta-externalfetcher` in lower case).
- */
-const AGENT_TOKENS = new RegExp(
-  [
-    "chatgpt-user",
-    "claude-user",
-    "perplexity-user",
-    "mistralai-user",
-    "amzn-user",
-    "manus-user",
-    "kimi-user",
-    "meta-externalfetcher",
-    // Google's agentic browsing (Google-Agent, GoogleAgent-Mariner) and its user-triggered
-    // AI fetchers; plain Google-* tokens (GoogleOther, Google-InspectionTool,
-    // Google-CloudVertexBot...) are crawlers and must not match.
-    "\\bgoogle-?agent\\b",
-    "\\bgoogle-notebooklm\\b",
-    "\\bgoogle-gemini",
-    "\\bgemini-deep-research\\b",
-    "\\bdevin/"
-  ].join("|"),
-  "i"
-)
+// Each list is compiled once into a single regex so a memo miss costs a handful of scans.
+const AI_USER_FETCHER = new RegExp(AI_USER_FETCHERS.map((fetcher) => fetcher.pattern).join("|"), "i")
 
 /**
  * `<Vendor>-User` is the naming convention the AI vendors settled on for their
@@ -57,7 +32,7 @@ const memo = new BoundedMemo<Audience>(4096)
 const classifyUserAgent = (userAgent: string): Audience => {
   if (!HAS_NON_SPACE.test(userAgent)) return "bot"
   // Agents first: isbot flags ChatGPT-User and friends as bots too.
-  if (AGENT_TOKENS.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
+  if (AI_USER_FETCHER.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
   if (isbot(userAgent) || EXTRA_BOTS.test(userAgent)) return "bot"
   return "people"
 }
