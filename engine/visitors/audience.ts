@@ -1,5 +1,6 @@
 import { isbot } from "isbot"
 import { AI_USER_FETCHERS } from "./aiAgents.ts"
+import { AUTOMATION_CLIENTS } from "./automationClients.ts"
 import { BoundedMemo } from "./boundedMemo.ts"
 
 /**
@@ -19,11 +20,7 @@ const AI_USER_FETCHER = new RegExp(AI_USER_FETCHERS.map((fetcher) => fetcher.pat
  */
 const USER_FETCHER_CONVENTION = /\b[A-Za-z][A-Za-z0-9]*-User\b(?!-)/
 
-/**
- * Clients `isbot` 5.2 lets through although no person is behind them (corpus rows: the Dart
- * HTTP client, and PowerShell's Invoke-WebRequest, whose UA otherwise looks like a browser).
- */
-const EXTRA_BOTS = /\bDart\/|\bdart:io\b|PowerShell\//
+const AUTOMATION_CLIENT = new RegExp(AUTOMATION_CLIENTS.map((client) => client.pattern).join("|"))
 
 const HAS_NON_SPACE = /\S/
 
@@ -33,7 +30,7 @@ const classifyUserAgent = (userAgent: string): Audience => {
   if (!HAS_NON_SPACE.test(userAgent)) return "bot"
   // Agents first: isbot flags ChatGPT-User and friends as bots too.
   if (AI_USER_FETCHER.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
-  if (isbot(userAgent) || EXTRA_BOTS.test(userAgent)) return "bot"
+  if (AUTOMATION_CLIENT.test(userAgent) || isbot(userAgent)) return "bot"
   return "people"
 }
 
