@@ -2,6 +2,7 @@ import { isbot } from "isbot"
 import { AI_USER_FETCHERS } from "./aiAgents.ts"
 import { AUTOMATION_CLIENTS } from "./automationClients.ts"
 import { BoundedMemo } from "./boundedMemo.ts"
+import { IN_APP_BROWSER_FAMILIES } from "./inAppBrowsers.ts"
 
 /**
  * Who clicked (design.md, "Who clicked"): `people` and `agent` clicks are recorded, `bot`
@@ -22,7 +23,20 @@ const USER_FETCHER_CONVENTION = /\b[A-Za-z][A-Za-z0-9]*-User\b(?!-)/
 
 const AUTOMATION_CLIENT = new RegExp(AUTOMATION_CLIENTS.map((client) => client.pattern).join("|"))
 
+const IN_APP_BROWSER = new RegExp(
+  `^Mozilla/5\\.0 \\(.*(?:${IN_APP_BROWSER_FAMILIES.map((family) => family.token).join("|")})`
+)
+const IN_APP_DATA_FIELDS = new RegExp(
+  IN_APP_BROWSER_FAMILIES.flatMap((family) => family.dataFields).join("|"),
+  "g"
+)
+
 const HAS_NON_SPACE = /\S/
+
+/** isbot's verdict, asked again without the fields an in-app browser appends as data. */
+const looksLikeBot = (userAgent: string): boolean =>
+  isbot(userAgent) &&
+  (!IN_APP_BROWSER.test(userAgent) || isbot(userAgent.replace(IN_APP_DATA_FIELDS, " ")))
 
 const memo = new BoundedMemo<Audience>(4096)
 
@@ -30,7 +44,7 @@ const classifyUserAgent = (userAgent: string): Audience => {
   if (!HAS_NON_SPACE.test(userAgent)) return "bot"
   // Agents first: isbot flags ChatGPT-User and friends as bots too.
   if (AI_USER_FETCHER.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
-  if (AUTOMATION_CLIENT.test(userAgent) || isbot(userAgent)) return "bot"
+  if (AUTOMATION_CLIENT.test(userAgent) || looksLikeBot(userAgent)) return "bot"
   return "people"
 }
 
