@@ -1,5 +1,8 @@
 import { isbot } from "isbot"
+import { AI_USER_FETCHERS } from "./aiAgents.ts"
+import { AUTOMATION_CLIENTS } from "./automationClients.ts"
 import { BoundedMemo } from "./boundedMemo.ts"
+import { IN_APP_BROWSER_FAMILIES } from "./inAppBrowsers.ts"
 
 /**
  * Who clicked (design.md, "Who clicked"): `people` and `agent` clicks are recorded, `bot`
@@ -7,34 +10,8 @@ import { BoundedMemo } from "./boundedMemo.ts"
  */
 export type Audience = "people" | "agent" | "bot"
 
-/**
- * AI fetchers that act on one person's request, named after each vendor's documentation
- * (see the `agent` rows of shared/corpus/user-agents.tsv). Their crawlers (GPTBot, ClaudeBot,
- * PerplexityBot, OAI-SearchBot, Amazonbot, meta-externalagent...) have different tokens and
- * fall through to the bot test. Case-insensitive because vendors are not consistent about
- * case (Meta documents `meta-externalfetcher` in lower case).
- */
-const AGENT_TOKENS = new RegExp(
-  [
-    "chatgpt-user",
-    "claude-user",
-    "perplexity-user",
-    "mistralai-user",
-    "amzn-user",
-    "manus-user",
-    "kimi-user",
-    "meta-externalfetcher",
-    // Google's agentic browsing (Google-Agent, GoogleAgent-Mariner) and its user-triggered
-    // AI fetchers; plain Google-* tokens (GoogleOther, Google-InspectionTool,
-    // Google-CloudVertexBot...) are crawlers and must not match.
-    "\\bgoogle-?agent\\b",
-    "\\bgoogle-notebooklm\\b",
-    "\\bgoogle-gemini",
-    "\\bgemini-deep-research\\b",
-    "\\bdevin/"
-  ].join("|"),
-  "i"
-)
+// Each list is compiled once into a single regex so a memo miss costs a handful of scans.
+const AI_USER_FETCHER = new RegExp(AI_USER_FETCHERS.map((fetcher) => fetcher.pattern).join("|"), "i")
 
 /**
  * `<Vendor>-User` is the naming convention the AI vendors settled on for their
@@ -44,21 +21,30 @@ const AGENT_TOKENS = new RegExp(
  */
 const USER_FETCHER_CONVENTION = /\b[A-Za-z][A-Za-z0-9]*-User\b(?!-)/
 
-/**
- * Clients `isbot` 5.2 lets through although no person is behind them (corpus rows: the Dart
- * HTTP client, and PowerShell's Invoke-WebRequest, whose UA otherwise looks like a browser).
- */
-const EXTRA_BOTS = /\bDart\/|\bdart:io\b|PowerShell\//
+const AUTOMATION_CLIENT = new RegExp(AUTOMATION_CLIENTS.map((client) => client.pattern).join("|"))
+
+const IN_APP_BROWSER = new RegExp(
+  `^Mozilla/5\\.0 \\(.*(?:${IN_APP_BROWSER_FAMILIES.map((family) => family.token).join("|")})`
+)
+const IN_APP_DATA_FIELDS = new RegExp(
+  IN_APP_BROWSER_FAMILIES.flatMap((family) => family.dataFields).join("|"),
+  "g"
+)
 
 const HAS_NON_SPACE = /\S/
+
+/** isbot's verdict, asked again without the fields an in-app browser appends as data. */
+const looksLikeBot = (userAgent: string): boolean =>
+  isbot(userAgent) &&
+  (!IN_APP_BROWSER.test(userAgent) || isbot(userAgent.replace(IN_APP_DATA_FIELDS, " ")))
 
 const memo = new BoundedMemo<Audience>(4096)
 
 const classifyUserAgent = (userAgent: string): Audience => {
   if (!HAS_NON_SPACE.test(userAgent)) return "bot"
   // Agents first: isbot flags ChatGPT-User and friends as bots too.
-  if (AGENT_TOKENS.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
-  if (isbot(userAgent) || EXTRA_BOTS.test(userAgent)) return "bot"
+  if (AI_USER_FETCHER.test(userAgent) || USER_FETCHER_CONVENTION.test(userAgent)) return "agent"
+  if (AUTOMATION_CLIENT.test(userAgent) || looksLikeBot(userAgent)) return "bot"
   return "people"
 }
 

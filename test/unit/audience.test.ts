@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { classifyAudience, clearAudienceMemo, type Audience } from "../../engine/visitors/audience.ts"
 
@@ -124,5 +126,28 @@ describe("classifyAudience: hand-picked", () => {
     { ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.6 Mobile/15E148 Safari/604.1", expected: "people" }
   ])("$expected: $ua", ({ ua, expected }) => {
     expect(classifyAudience(ua, undefined)).toBe(expected)
+  })
+})
+
+// Browser User-Agents collected from real visits by the `user-agents` package (a dev
+// dependency; its data file ships in the package). Every list-driven rule above must leave
+// them alone.
+const browserSample = (): string[] => {
+  const packageDir = dirname(createRequire(import.meta.url).resolve("user-agents"))
+  const rows = JSON.parse(readFileSync(join(packageDir, "user-agents.json"), "utf8")) as { userAgent: string }[]
+  return [...new Set(rows.map((row) => row.userAgent))]
+}
+
+describe("classifyAudience: ordinary browsers (no regression)", () => {
+  const browsers = browserSample()
+
+  it("loaded a few hundred distinct browsers", () => {
+    expect(browsers.length).toBeGreaterThan(300)
+  })
+
+  it("counts every one of them as people", () => {
+    clearAudienceMemo()
+    const misread = browsers.filter((ua) => classifyAudience(ua, undefined) !== "people")
+    expect(misread).toEqual([])
   })
 })
