@@ -21,7 +21,9 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
     clicksDir: config.clicksDir,
     engineId,
     fsyncMs: config.spoolFsyncMs,
-    rollMs: config.rollSeconds * 1000
+    rollMs: config.rollSeconds * 1000,
+    maxPendingClicks: config.spoolBufferClicks,
+    maxPendingBytes: Math.floor(config.spoolBufferMegabytes * 1024 * 1024)
   }
   const engine = yield* Effect.acquireRelease(
     Effect.promise(() => startEngine({ config, sql, bus, spool })),

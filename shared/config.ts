@@ -40,6 +40,9 @@ export interface RicochetConfig {
   readonly engineId: string | undefined
   readonly spoolFsyncMs: number
   readonly rollSeconds: number
+  /** What the engine keeps in memory while its spool's disk refuses writes; beyond it clicks are dropped (counted). */
+  readonly spoolBufferClicks: number
+  readonly spoolBufferMegabytes: number
   /** Control: how often finished hours are compacted, and how long an hour settles first. */
   readonly compactSeconds: number
   readonly compactSettleSeconds: number
@@ -91,6 +94,15 @@ const positiveNumber = (env: Env, name: string, fallback: number): number => {
   const value = Number(raw)
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(name, `must be a positive number (got ${JSON.stringify(raw)})`)
   return value
+}
+
+const positiveInteger = (env: Env, name: string, fallback: number): number => {
+  const raw = nonEmpty(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+    throw new ConfigError(name, `must be a whole number of 1 or more (got ${JSON.stringify(raw)})`)
+  }
+  return Number(raw)
 }
 
 const nonNegativeNumber = (env: Env, name: string, fallback: number): number => {
@@ -193,6 +205,8 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     engineId: engineId(env, "RICOCHET_ENGINE_ID"),
     spoolFsyncMs: positiveNumber(env, "RICOCHET_SPOOL_FSYNC_MS", 100),
     rollSeconds: positiveNumber(env, "RICOCHET_ROLL_SECONDS", 2),
+    spoolBufferClicks: positiveInteger(env, "RICOCHET_SPOOL_BUFFER_CLICKS", 200_000),
+    spoolBufferMegabytes: positiveNumber(env, "RICOCHET_SPOOL_BUFFER_MB", 128),
     compactSeconds: positiveNumber(env, "RICOCHET_COMPACT_SECONDS", 300),
     compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600)
   }

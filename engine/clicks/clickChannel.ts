@@ -14,10 +14,12 @@ const MAX_BACKLOG = 200_000
 const RESTART_MS = 1_000
 const CLOSE_TIMEOUT_MS = 10_000
 
-const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0 } }
+const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0, pending: 0 }, dropped: 0 }
+/** Totals over writers; `pending` is the latest writer's alone (a writer that ended waits for nothing). */
 const add = (a: ClickCounts, b: ClickCounts): ClickCounts => ({
   clicks: { people: a.clicks.people + b.clicks.people, agent: a.clicks.agent + b.clicks.agent, bot: a.clicks.bot + b.clicks.bot },
-  sink: { acknowledged: a.sink.acknowledged + b.sink.acknowledged, rolled: a.sink.rolled + b.sink.rolled }
+  sink: { acknowledged: a.sink.acknowledged + b.sink.acknowledged, rolled: a.sink.rolled + b.sink.rolled, pending: b.sink.pending },
+  dropped: a.dropped + b.dropped
 })
 const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot
 
@@ -44,8 +46,8 @@ export class ClickChannel implements ClickIntake {
   private readyWaiters: Array<() => void> = []
   /** A writer died and its successor is being started. */
   private restarting = false
-  /** Clicks dropped: writer backlogged, or lost with a writer that died. */
-  dropped = 0
+  /** Clicks dropped here: writer backlogged, or lost with a writer that died. */
+  private refused = 0
 
   private constructor(private readonly options: ClickWriterOptions, private readonly maxBacklog: number) {}
 
@@ -63,10 +65,18 @@ export class ClickChannel implements ClickIntake {
     return add(this.past, this.current)
   }
 
+  /**
+   * Every click counted and never to be written: refused here (writer backlogged), lost with a
+   * writer that died, or dropped by a writer (its spool buffer full while the disk refused writes).
+   */
+  get dropped(): number {
+    return this.refused + this.counts.dropped
+  }
+
   add(click: RawClick): void {
     const queued = this.pending.timestamp.length
     if (this.posted + queued - seen(this.current) >= this.maxBacklog) {
-      this.dropped++
+      this.refused++
       return
     }
     pushColumns(this.pending, click)
@@ -140,7 +150,7 @@ export class ClickChannel implements ClickIntake {
         this.started.reject(new Error(`click writer: ${message.error}`))
         return
       case "counts":
-        this.current = { clicks: message.clicks, sink: message.sink }
+        this.current = { clicks: message.clicks, sink: message.sink, dropped: message.dropped }
         return
       case "flushed": {
         const waiter = this.flushes.get(message.id)
@@ -158,8 +168,9 @@ export class ClickChannel implements ClickIntake {
     if (worker !== this.worker) return
     const wasReady = this.ready
     this.ready = false
-    // Bots are never spooled; every other click posted and not acknowledged went with the writer.
-    const lost = Math.max(0, this.posted - this.current.sink.acknowledged - this.current.clicks.bot)
+    // Bots are never spooled and dropped clicks are counted already; every other click posted and
+    // not acknowledged went with the writer.
+    const lost = Math.max(0, this.posted - this.current.sink.acknowledged - this.current.clicks.bot - this.current.dropped)
     this.past = add(this.past, this.current)
     this.current = ZERO
     for (const waiter of this.flushes.values()) waiter.reject(new Error(`click writer exited (${code})`))
@@ -174,7 +185,7 @@ export class ClickChannel implements ClickIntake {
       this.started.reject(new Error(`click writer exited (${code}) before it was ready`))
       return
     }
-    if (lost > 0) this.dropped += lost
+    if (lost > 0) this.refused += lost
     console.error(`click writer exited (${code}); ${lost} clicks it had not acknowledged are lost; restarting in ${RESTART_MS} ms`)
     this.restarting = true
     setTimeout(() => this.spawn(), RESTART_MS).unref()

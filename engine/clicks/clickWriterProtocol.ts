@@ -13,8 +13,10 @@ export interface ClickWriterOptions {
 export interface ClickCounts {
   /** Visits seen by audience (bots are seen, never written). */
   readonly clicks: { readonly people: number; readonly agent: number; readonly bot: number }
-  /** Clicks fsynced to the spool, and rolled into Parquet. */
-  readonly sink: { readonly acknowledged: number; readonly rolled: number }
+  /** Clicks fsynced to the spool, rolled into Parquet, and waiting in memory for the disk to take them. */
+  readonly sink: { readonly acknowledged: number; readonly rolled: number; readonly pending: number }
+  /** Clicks the writer derived and will never write: its spool buffer was full, or it closed before the disk took them. */
+  readonly dropped: number
 }
 
 /**

@@ -99,6 +99,9 @@ export const deriveClick = (raw: RawClick, geo: GeoLookup, secret: string): Clic
 /**
  * Collects raw clicks and hands derived records to the sink in batches: every `intervalMs`, or
  * sooner when `batchSize` clicks are waiting. The engine runs it in the click writer thread.
+ * A batch the sink refuses (its buffer for a refusing disk is full, or it is closing) is counted
+ * in `dropped`, and the log says so once per episode: when dropping starts, and when the sink
+ * takes clicks again.
  */
 export class ClickCollector {
   private pending: Array<RawClick> = []
@@ -107,6 +110,10 @@ export class ClickCollector {
   private readonly writing = new Set<Promise<void>>()
   /** Visits seen by audience (bots are seen but never written). */
   readonly counts = { people: 0, agent: 0, bot: 0 }
+  /** Clicks the sink refused: derived and counted above, never written. */
+  dropped = 0
+  /** Clicks dropped in the current episode (since the first refusal after an acknowledgement). */
+  private droppingSince: { readonly dropped: number; readonly at: number } | undefined
 
   constructor(
     private readonly sink: ClickSink,
@@ -118,15 +125,16 @@ export class ClickCollector {
 
   add(click: RawClick): void {
     this.pending.push(click)
-    if (this.pending.length >= this.batchSize) this.drain()
-    else this.timer ??= setTimeout(() => this.drain(), this.intervalMs)
+    if (this.pending.length >= this.batchSize) this.handOver()
+    else this.timer ??= setTimeout(() => this.handOver(), this.intervalMs)
   }
 
-  private drain(): Promise<void> {
+  /** Everything collected so far goes to the sink (not waiting for it to be acknowledged). */
+  private handOver(): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
     const batch = this.pending
-    if (batch.length === 0) return Promise.all(this.writing).then(() => {})
+    if (batch.length === 0) return
     this.pending = []
     const records: Array<ClickRecord> = []
     for (const raw of batch) {
@@ -139,17 +147,45 @@ export class ClickCollector {
     }
     // Handed over at once: the sink keeps the order and group-commits whatever arrives meanwhile,
     // so throughput is not limited to one batch per fsync.
-    const written = this.sink.write(records).catch((error) => {
-      console.error("click sink write failed", error)
-    })
+    const written = this.sink.write(records).then(
+      () => this.written(),
+      (error) => this.refused(records.length, error)
+    )
     this.writing.add(written)
     void written.finally(() => this.writing.delete(written))
+  }
+
+  private written(): void {
+    if (this.droppingSince === undefined) return
+    const seconds = ((Date.now() - this.droppingSince.at) / 1000).toFixed(1)
+    console.error(`clicks are being written again: ${this.dropped - this.droppingSince.dropped} dropped in ${seconds} s (see clicksDropped)`)
+    this.droppingSince = undefined
+  }
+
+  private refused(clicks: number, error: unknown): void {
+    if (this.droppingSince === undefined) {
+      this.droppingSince = { dropped: this.dropped, at: Date.now() }
+      console.error(`clicks dropped: ${error instanceof Error ? error.message : String(error)}; counting them in clicksDropped until the spool takes clicks again`)
+    }
+    this.dropped += clicks
+  }
+
+  /** Every batch handed to the sink has been acknowledged or refused. */
+  private settled(): Promise<void> {
     return Promise.all(this.writing).then(() => {})
   }
 
   /** Everything collected so far reaches the sink and the sink flushes it. */
   async flush(): Promise<void> {
-    await this.drain()
+    this.handOver()
+    await this.settled()
     await this.sink.flush()
+  }
+
+  /** Hands over what is collected and closes the sink; what it refuses meanwhile is counted. */
+  async close(): Promise<void> {
+    this.handOver()
+    await this.sink.close()
+    await this.settled()
   }
 }

@@ -1,11 +1,12 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { existsSync } from "node:fs"
-import { type FileHandle, mkdir, open, readdir, unlink } from "node:fs/promises"
+import { mkdir, open, readdir, unlink } from "node:fs/promises"
 import * as path from "node:path"
 import type { ClickRecord, ClickSink } from "../../shared/clicks/click.ts"
 import { encodeClicks, selectClicksCsv } from "../../shared/clicks/clickCsv.ts"
 import { copyToParquet, partitionOf } from "../../shared/clicks/parquet.ts"
 import { convertLegacySegment, LEGACY_SEGMENT_SUFFIX } from "./legacySpool.ts"
+import { openSegmentFile, type OpenSegmentFile, type SegmentFile, writeAll } from "./segmentFile.ts"
 
 export interface SpoolOptions {
   readonly spoolDir: string
@@ -18,7 +19,22 @@ export interface SpoolOptions {
   readonly rollMs: number
   /** Turns sealed segments into Parquet (its queries run on DuckDB's threads, not this one). */
   readonly duck: DuckDBConnection
+  /**
+   * Clicks (and bytes of them) kept in memory while the disk refuses writes; beyond either
+   * bound, new clicks are refused (the collector counts them dropped).
+   */
+  readonly maxPendingClicks?: number
+  readonly maxPendingBytes?: number
+  /** How long close() waits for a refusing disk to take what is pending before giving it up. */
+  readonly closeWaitMs?: number
 }
+
+export const DEFAULT_MAX_PENDING_CLICKS = 200_000
+export const DEFAULT_MAX_PENDING_BYTES = 128 * 1024 * 1024
+const CLOSE_WAIT_MS = 5_000
+/** Retries of a refused write: 100 ms, doubling up to 5 s. */
+const FIRST_RETRY_MS = 100
+const MAX_RETRY_MS = 5_000
 
 export interface SegmentJob {
   readonly file: string
@@ -97,6 +113,24 @@ const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
 /** A segment, current or from an earlier version (msgpack frames, see legacySpool.ts). */
 const SEGMENT = /^(\d{16})\.(csv|spool)$/
 
+/** write() refused a batch: the clicks waiting for the disk are at their bound. */
+export class SpoolFullError extends Error {
+  constructor(detail: string) {
+    super(`click spool buffer is full (${detail})`)
+    this.name = "SpoolFullError"
+  }
+}
+
+interface Batch {
+  readonly bytes: Buffer
+  readonly clicks: number
+  readonly done: Promise<void>
+  readonly resolve: () => void
+  readonly reject: (error: unknown) => void
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
 /**
  * The durable click sink. Batches are appended to a spool segment and acknowledged once fsynced
  * (one fsync per `fsyncMs` for all batches written meanwhile). Every `rollMs` the segment is
@@ -104,96 +138,206 @@ const SEGMENT = /^(\d{16})\.(csv|spool)$/
  * `{clicksDir}/date=…/hour=…/{engineId}-{seq}.parquet`; the segment is deleted only after they
  * are all in place. A segment left by a crash is rolled at the next start; because the file
  * names derive from the segment, a roll interrupted half-way completes without duplicating.
+ *
+ * Disk faults: a write or fsync that fails keeps its batches pending, in order, and is retried
+ * with backoff until the disk takes them; the sink never stops by itself. Bytes a failed attempt
+ * may have left past the last fsynced size are cut off (truncate, fsync) before anything is
+ * written again, so a retried batch is on disk once, never beside a part of itself. What waits is
+ * bounded (`maxPendingClicks`, `maxPendingBytes`); beyond it write() refuses. A roll that cannot
+ * start a new segment keeps writing to the current one; a conversion that fails leaves its
+ * segments in the spool for the next roll.
  */
 export class SpoolSink implements ClickSink {
-  private handle!: FileHandle
+  private file!: SegmentFile
   private seq = 0
-  private pending: Array<Buffer> = []
-  private waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = []
-  private committing: Promise<void> = Promise.resolve()
+  /** Bytes of the current segment known to be on disk (fsynced). */
+  private goodSize = 0
+  /** A failed attempt may have left bytes past goodSize: cut them before writing again. */
+  private damaged = false
+  /** Batches not yet acknowledged, in order; the head may be being written. */
+  private queue: Array<Batch> = []
+  private pendingBytes = 0
+  /** Every operation on the segment file, one at a time. */
+  private io: Promise<void> = Promise.resolve()
   private rolling: Promise<void> = Promise.resolve()
+  /** The next commit: after `fsyncMs` normally, after the backoff while the disk refuses. */
   private commitTimer: NodeJS.Timeout | undefined
   private rollTimer: NodeJS.Timeout | undefined
+  private retryMs = 0
+  private failingSince: number | undefined
+  private rollFailing = false
   private closed = false
-  /** Clicks fsynced to the spool (acknowledged) and clicks in Parquet, since start. */
-  readonly counts = { acknowledged: 0, rolled: 0 }
+  private readonly maxPendingClicks: number
+  private readonly maxPendingBytes: number
+  /** Clicks fsynced to the spool (acknowledged) and clicks in Parquet, since start; clicks waiting for the disk. */
+  readonly counts = { acknowledged: 0, rolled: 0, pending: 0 }
 
-  private constructor(private readonly options: SpoolOptions) {}
+  private constructor(private readonly options: SpoolOptions, private readonly openFile: OpenSegmentFile) {
+    this.maxPendingClicks = options.maxPendingClicks ?? DEFAULT_MAX_PENDING_CLICKS
+    this.maxPendingBytes = options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES
+  }
 
-  static async open(options: SpoolOptions): Promise<SpoolSink> {
-    const sink = new SpoolSink(options)
+  /** `openFile` is the file-operations seam for tests; production uses node:fs. */
+  static async open(options: SpoolOptions, openFile: OpenSegmentFile = openSegmentFile): Promise<SpoolSink> {
+    const sink = new SpoolSink(options, openFile)
     await mkdir(options.spoolDir, { recursive: true })
     await mkdir(options.clicksDir, { recursive: true })
     const leftovers = (await readdir(options.spoolDir)).filter((name) => SEGMENT.test(name)).sort()
-    for (const name of leftovers) await sink.convert(name)
     const last = leftovers.length === 0 ? 0 : Number(SEGMENT.exec(leftovers[leftovers.length - 1])![1])
-    sink.seq = Math.max(last, Date.now() * 1000)
-    await sink.openSegment()
-    sink.rollTimer = setInterval(() => void sink.roll().catch((e) => console.error("click roll failed", e)), options.rollMs)
+    sink.seq = Math.max(last, Date.now() * 1000) + 1
+    sink.file = await openFile(path.join(options.spoolDir, segmentName(sink.seq)))
+    // A clicks directory that cannot be written now does not stop the engine: the leftovers stay
+    // in the spool and every roll tries them again, oldest first.
+    await sink.convertSealed().catch((error) => sink.rollFailed(error))
+    sink.rollTimer = setInterval(() => void sink.rollOnTimer(), options.rollMs)
     sink.rollTimer.unref()
     return sink
   }
 
-  private async openSegment() {
-    this.seq++
-    this.handle = await open(path.join(this.options.spoolDir, segmentName(this.seq)), "a")
-  }
-
-  /** Resolves once these clicks are on disk in the spool. */
+  /** Resolves once these clicks are on disk in the spool; rejects (SpoolFullError) when they cannot wait for it. */
   write(clicks: ReadonlyArray<ClickRecord>): Promise<void> {
     if (clicks.length === 0) return Promise.resolve()
     if (this.closed) return Promise.reject(new Error("click sink is closed"))
-    this.pending.push(encodeClicks(clicks))
-    this.pendingClicks += clicks.length
-    const acknowledged = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
-    this.commitTimer ??= setTimeout(() => void this.commit(), this.options.fsyncMs)
-    return acknowledged
-  }
-
-  private pendingClicks = 0
-
-  /** Writes everything pending and fsyncs once; resolves every writer waiting on it. */
-  private commit(): Promise<void> {
-    this.committing = this.committing.then(async () => {
-      if (this.commitTimer !== undefined) clearTimeout(this.commitTimer)
-      this.commitTimer = undefined
-      const buffers = this.pending
-      const waiters = this.waiters
-      const count = this.pendingClicks
-      this.pending = []
-      this.waiters = []
-      this.pendingClicks = 0
-      if (buffers.length === 0) return
-      try {
-        await this.handle.writev(buffers)
-        await this.handle.datasync()
-        this.counts.acknowledged += count
-        for (const waiter of waiters) waiter.resolve()
-      } catch (error) {
-        for (const waiter of waiters) waiter.reject(error)
-      }
+    // A batch is taken whenever nothing waits, whatever its size: a bound below one batch must
+    // not refuse clicks the disk would take at once.
+    const waiting = this.queue.length > 0
+    if (waiting && this.counts.pending + clicks.length > this.maxPendingClicks) {
+      return Promise.reject(new SpoolFullError(`${this.counts.pending} clicks waiting for the disk, at most ${this.maxPendingClicks}`))
+    }
+    const bytes = encodeClicks(clicks)
+    if (waiting && this.pendingBytes + bytes.length > this.maxPendingBytes) {
+      return Promise.reject(new SpoolFullError(`${this.pendingBytes} bytes waiting for the disk, at most ${this.maxPendingBytes}`))
+    }
+    let resolve!: () => void
+    let reject!: (error: unknown) => void
+    const done = new Promise<void>((res, rej) => {
+      resolve = res
+      reject = rej
     })
-    return this.committing
+    this.queue.push({ bytes, clicks: clicks.length, done, resolve, reject })
+    this.counts.pending += clicks.length
+    this.pendingBytes += bytes.length
+    this.commitTimer ??= setTimeout(() => void this.commit(), this.options.fsyncMs)
+    return done
   }
 
-  /** Seals the current segment, starts a new one, and turns the sealed one into Parquet. */
+  /** One file operation after the ones before it. */
+  private serially<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.io.then(operation)
+    this.io = result.then(() => {}, () => {})
+    return result
+  }
+
+  /** Writes everything pending and fsyncs once; on failure everything stays pending and a retry is due. */
+  private commit(): Promise<void> {
+    if (this.commitTimer !== undefined) clearTimeout(this.commitTimer)
+    this.commitTimer = undefined
+    return this.serially(async () => {
+      const group = this.queue.length
+      if (group === 0) return
+      const batches = this.queue.slice(0, group)
+      try {
+        if (this.damaged) await this.repair()
+        this.damaged = true
+        await writeAll(this.file, batches.map((batch) => batch.bytes))
+        await this.file.datasync()
+        this.damaged = false
+      } catch (error) {
+        this.failed(error)
+        return
+      }
+      this.queue = this.queue.slice(group)
+      let clicks = 0
+      let bytes = 0
+      for (const batch of batches) {
+        clicks += batch.clicks
+        bytes += batch.bytes.length
+      }
+      this.goodSize += bytes
+      this.pendingBytes -= bytes
+      this.counts.pending -= clicks
+      this.counts.acknowledged += clicks
+      for (const batch of batches) batch.resolve()
+      this.recovered()
+    })
+  }
+
+  /** Cuts what a failed attempt may have left after the last fsynced byte, durably. */
+  private async repair() {
+    await this.file.truncate(this.goodSize)
+    await this.file.datasync()
+    this.damaged = false
+  }
+
+  private failed(error: unknown) {
+    this.retryMs = this.retryMs === 0 ? FIRST_RETRY_MS : Math.min(this.retryMs * 2, MAX_RETRY_MS)
+    if (this.failingSince === undefined) {
+      this.failingSince = Date.now()
+      console.error(
+        `click spool: writing failed (${messageOf(error)}); keeping up to ${this.maxPendingClicks} clicks in memory and retrying until the disk takes them`
+      )
+    }
+    if (this.commitTimer !== undefined) clearTimeout(this.commitTimer)
+    // Once closing, close() does its own (bounded) retries.
+    this.commitTimer = this.closed ? undefined : setTimeout(() => void this.commit(), this.retryMs)
+  }
+
+  private recovered() {
+    if (this.failingSince === undefined) return
+    console.error(`click spool: writing again after ${((Date.now() - this.failingSince) / 1000).toFixed(1)} s`)
+    this.failingSince = undefined
+    this.retryMs = 0
+  }
+
+  /** Seals the current segment, starts a new one, and turns every sealed one into Parquet. */
   roll(): Promise<void> {
-    // A failed roll must not stop later ones: its segment stays on disk and is retried below.
+    // A failed roll must not stop later ones: its segments stay on disk and are retried below.
     this.rolling = this.rolling.catch(() => {}).then(async () => {
-      await this.commit()
-      const { size } = await this.handle.stat()
-      if (size === 0) return this.convertSealed()
-      // Part of the commit chain: a commit that starts meanwhile waits for the new segment
-      // instead of writing to the handle being closed (and failing its writers).
-      const switched = this.committing.then(async () => {
-        await this.handle.close()
-        await this.openSegment()
-      })
-      this.committing = switched.catch(() => {})
-      await switched
+      let sealError: unknown
+      await this.serially(() => this.seal()).catch((error) => (sealError = error))
       await this.convertSealed()
+      if (sealError !== undefined) throw sealError
     })
     return this.rolling
+  }
+
+  private async rollOnTimer() {
+    try {
+      await this.roll()
+      if (this.rollFailing) console.error("click roll: working again")
+      this.rollFailing = false
+    } catch (error) {
+      this.rollFailed(error)
+    }
+  }
+
+  /** Logged once while rolls keep failing (every roll retries), not once a roll. */
+  private rollFailed(error: unknown) {
+    if (this.rollFailing) return
+    this.rollFailing = true
+    console.error("click roll failed; the spool keeps the clicks and every roll tries again", error)
+  }
+
+  /**
+   * Starts a new segment, after what was acknowledged in the current one. The new one is opened
+   * before the current one is closed: if it cannot be (a spool directory that takes no new
+   * files), writing goes on in the current segment.
+   */
+  private async seal() {
+    if (this.damaged) {
+      // Sealed, its torn tail would be rolled; the commit path reports the failure and retries.
+      const repaired = await this.repair().then(() => true, () => false)
+      if (!repaired) return
+    }
+    if (this.goodSize === 0) return
+    const seq = this.seq + 1
+    const next = await this.openFile(path.join(this.options.spoolDir, segmentName(seq)))
+    const sealed = this.file
+    this.file = next
+    this.seq = seq
+    this.goodSize = 0
+    // Its bytes were fsynced: a failed close loses nothing.
+    await sealed.close().catch((error) => console.error("click spool: closing a sealed segment failed", error))
   }
 
   /** Every sealed segment (all but the active one), oldest first, including any a failed roll left. */
@@ -213,19 +357,44 @@ export class SpoolSink implements ClickSink {
     this.counts.rolled += await convertSegment(this.options.duck, job)
   }
 
-  /** Everything written so far is fsynced and rolled into Parquet. */
+  /** Everything written so far is fsynced and rolled into Parquet (waits while the disk refuses). */
   async flush(): Promise<void> {
+    const last = this.queue.at(-1)
     await this.commit()
+    await last?.done
     await this.roll()
   }
 
+  /**
+   * Writes and rolls what is pending, then closes. A disk still refusing after `closeWaitMs`
+   * is given up on: the batches waiting for it are rejected (the collector counts them dropped).
+   */
   async close(): Promise<void> {
     if (this.rollTimer !== undefined) clearInterval(this.rollTimer)
-    await this.flush()
     this.closed = true
-    const { size } = await this.handle.stat()
-    await this.handle.close()
-    // Everything was rolled: the fresh segment a roll opens is left empty, and need not outlive us.
-    if (size === 0) await unlink(path.join(this.options.spoolDir, segmentName(this.seq))).catch(() => {})
+    const deadline = Date.now() + (this.options.closeWaitMs ?? CLOSE_WAIT_MS)
+    await this.commit()
+    while (this.queue.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.retryMs || this.options.fsyncMs, deadline - Date.now())))
+      await this.commit()
+    }
+    if (this.commitTimer !== undefined) clearTimeout(this.commitTimer)
+    this.commitTimer = undefined
+    const abandoned = this.queue
+    this.queue = []
+    this.counts.pending = 0
+    this.pendingBytes = 0
+    if (abandoned.length > 0) {
+      const error = new Error("click spool closed while the disk still refused writes")
+      for (const batch of abandoned) batch.reject(error)
+    }
+    await this.roll().catch((error) => console.error("click roll at close failed; the spool keeps the clicks for the next start", error))
+    await this.serially(async () => {
+      // Bytes of an abandoned attempt must not be rolled at the next start as if written.
+      if (this.damaged) await this.repair().catch(() => {})
+      await this.file.close().catch(() => {})
+      // Everything was rolled: the fresh segment a roll opens is left empty, and need not outlive us.
+      if (this.goodSize === 0 && !this.damaged) await unlink(path.join(this.options.spoolDir, segmentName(this.seq))).catch(() => {})
+    })
   }
 }

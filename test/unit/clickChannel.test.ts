@@ -9,6 +9,7 @@ import { bundledCountryDatabase } from "../../engine/geo/geo.ts"
 import type { RawClick } from "../../shared/clicks/click.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
 import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
+import { canChattr, immutableDirs } from "../support/immutableDirs.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
 
 /**
@@ -64,7 +65,9 @@ describe("ClickChannel and the click writer thread", () => {
   beforeEach(async () => {
     root = await tempDir("ricochet-writer-")
   })
+  const dirs = immutableDirs()
   afterEach(async () => {
+    dirs.thawAll()
     vi.restoreAllMocks()
     await channel?.close()
     channel = undefined
@@ -77,7 +80,7 @@ describe("ClickChannel and the click writer thread", () => {
     for (let i = 0; i < 20; i++) channel.add(raw(AGENT))
     for (let i = 0; i < 7; i++) channel.add(raw(BOT))
     await channel.flush()
-    expect(channel.counts).toEqual({ clicks: { people: 300, agent: 20, bot: 7 }, sink: { acknowledged: 320, rolled: 320 } })
+    expect(channel.counts).toEqual({ clicks: { people: 300, agent: 20, bot: 7 }, sink: { acknowledged: 320, rolled: 320, pending: 0 }, dropped: 0 })
     const written = await rows()
     expect(written).toHaveLength(320)
     expect(written.filter((r) => r.audience === "agent")).toHaveLength(20)
@@ -131,6 +134,28 @@ describe("ClickChannel and the click writer thread", () => {
     await channel.close()
     channel = undefined
     expect(await rows()).toHaveLength(3)
+  })
+
+  it.skipIf(!canChattr)("a spool that refuses writes: clicks wait, those beyond its buffer are dropped and counted, and recording resumes by itself", async () => {
+    const base = options()
+    channel = await ClickChannel.start({ ...base, spool: { ...base.spool, maxPendingClicks: 50 } })
+    const current = channel
+    for (let i = 0; i < 10; i++) current.add(raw(PERSON))
+    await current.flush()
+    dirs.freeze(base.spool.spoolDir)
+    for (let i = 0; i < 30; i++) current.add(raw(PERSON))
+    await vi.waitFor(() => expect(current.counts.sink.pending).toBe(30), { timeout: 10_000, interval: 20 })
+    // One batch that does not fit beside the 30 waiting: refused whole, and counted.
+    for (let i = 0; i < 40; i++) current.add(raw(PERSON))
+    await vi.waitFor(() => expect(current.dropped).toBe(40), { timeout: 10_000, interval: 20 })
+    expect(current.counts.sink).toMatchObject({ acknowledged: 10, pending: 30 })
+    dirs.thaw(base.spool.spoolDir)
+    await vi.waitFor(() => expect(current.counts.sink).toMatchObject({ acknowledged: 40, pending: 0 }), { timeout: 10_000, interval: 20 })
+    for (let i = 0; i < 5; i++) current.add(raw(PERSON))
+    await current.flush()
+    expect(current.counts).toEqual({ clicks: { people: 85, agent: 0, bot: 0 }, sink: { acknowledged: 45, rolled: 45, pending: 0 }, dropped: 40 })
+    expect(current.dropped).toBe(40)
+    expect(await rows()).toHaveLength(45)
   })
 
   it("a spool that cannot be opened fails the start with the reason", async () => {

@@ -69,7 +69,10 @@ describe("loadConfig values", () => {
     ["nats over tls", { NATS_URL: "tls://bus:4222" }, { natsUrl: "tls://bus:4222" }],
     ["nats over websocket", { NATS_URL: "wss://bus.example" }, { natsUrl: "wss://bus.example" }],
     ...(["1", "true", "TRUE", "yes"] as const).map((v) => [`trust proxy ${v}`, { RICOCHET_TRUST_PROXY: v }, { trustProxy: true }] as const),
-    ...(["0", "false", "no"] as const).map((v) => [`trust proxy ${v}`, { RICOCHET_TRUST_PROXY: v }, { trustProxy: false }] as const)
+    ...(["0", "false", "no"] as const).map((v) => [`trust proxy ${v}`, { RICOCHET_TRUST_PROXY: v }, { trustProxy: false }] as const),
+    ["spool buffer defaults", {}, { spoolBufferClicks: 200_000, spoolBufferMegabytes: 128 }],
+    ["spool buffer clicks", { RICOCHET_SPOOL_BUFFER_CLICKS: "5000" }, { spoolBufferClicks: 5000 }],
+    ["spool buffer megabytes", { RICOCHET_SPOOL_BUFFER_MB: "0.5" }, { spoolBufferMegabytes: 0.5 }]
   ])("%s", (_case, env, expected) => {
     expect(loadConfig(env)).toMatchObject(expected)
   })
@@ -95,7 +98,13 @@ describe("loadConfig refuses a bad value with one line naming the variable", () 
     ["DATABASE_URL", "not a url"],
     ["NATS_URL", "nope"],
     ["NATS_URL", "http://bus:4222"],
-    ["RICOCHET_TRUST_PROXY", "maybe"]
+    ["RICOCHET_TRUST_PROXY", "maybe"],
+    ["RICOCHET_SPOOL_BUFFER_CLICKS", "0"],
+    ["RICOCHET_SPOOL_BUFFER_CLICKS", "0.5"],
+    ["RICOCHET_SPOOL_BUFFER_CLICKS", "-3"],
+    ["RICOCHET_SPOOL_BUFFER_CLICKS", "lots"],
+    ["RICOCHET_SPOOL_BUFFER_MB", "0"],
+    ["RICOCHET_SPOOL_BUFFER_MB", "big"]
   ])("%s=%j", (variable, value) => {
     const error = configError({ [variable]: value })
     expect(error).toBeInstanceOf(Error)

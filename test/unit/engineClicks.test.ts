@@ -298,27 +298,57 @@ describe("ClickCollector", () => {
     expect(unacknowledged).toBe(0)
   })
 
-  it("a failed write is logged and later batches still arrive", async () => {
+  it("a refused write is counted dropped and logged once per episode; later batches still arrive", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {})
     const sink = new MemoryClickSink()
-    let fail = true
-    const flaky: ClickSink = {
+    // Each batch's fate, in order: refused while the spool's buffer is full, taken again after.
+    const script = ["refuse", "refuse", "take", "refuse", "take"]
+    const scripted: ClickSink = {
       write: async (clicks) => {
-        if (fail) {
-          fail = false
-          throw new Error("disk full")
-        }
+        if (script.shift() === "refuse") throw new Error("click spool buffer is full")
         await sink.write(clicks)
       },
       flush: async () => {},
       close: async () => {}
     }
-    const collector = new ClickCollector(flaky, mmdb, SECRET, 60_000)
-    collector.add(raw({ slug: "lost" }))
-    await collector.flush()
-    collector.add(raw({ slug: "kept" }))
-    await collector.flush()
-    expect(error).toHaveBeenCalled()
-    expect(sink.clicks.map((c) => c.slug)).toEqual(["kept"])
+    const collector = new ClickCollector(scripted, mmdb, SECRET, 60_000)
+    const batches: ReadonlyArray<ReadonlyArray<Partial<RawClick>>> = [
+      [{ slug: "a" }, { slug: "b" }],
+      [{ slug: "c" }, { userAgent: UA.googlebot }],
+      [{ slug: "kept-1" }],
+      [{ slug: "d" }, { slug: "e" }, { slug: "f" }],
+      [{ slug: "kept-2" }]
+    ]
+    for (const batch of batches) {
+      for (const fields of batch) collector.add(raw(fields))
+      await collector.flush()
+    }
+    // Bots are never written, so never dropped; every other refused click is.
+    expect(collector.dropped).toBe(6)
+    expect(collector.counts).toEqual({ people: 8, agent: 0, bot: 1 })
+    expect(sink.clicks.map((c) => c.slug)).toEqual(["kept-1", "kept-2"])
+    const lines = error.mock.calls.map(([message]) => String(message))
+    expect(lines.filter((line) => line.startsWith("clicks dropped: click spool buffer is full"))).toHaveLength(2)
+    expect(lines.filter((line) => line.startsWith("clicks are being written again: 3 dropped"))).toHaveLength(2)
+  })
+
+  it("close() hands over what is collected, closes the sink, and counts what the closing sink refused", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    const waiting: Array<() => void> = []
+    let closed = false
+    const sink: ClickSink = {
+      // Nothing is acknowledged until close() gives up on it.
+      write: () => new Promise<void>((_resolve, reject) => waiting.push(() => reject(new Error("click spool closed")))),
+      flush: async () => {},
+      close: async () => {
+        closed = true
+        for (const give of waiting.splice(0)) give()
+      }
+    }
+    const collector = new ClickCollector(sink, mmdb, SECRET, 60_000, 2)
+    for (const slug of ["a", "b", "c"]) collector.add(raw({ slug }))
+    await collector.close()
+    expect(closed).toBe(true)
+    expect(collector.dropped).toBe(3)
   })
 })
