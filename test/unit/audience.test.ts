@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { classifyAudience, clearAudienceMemo, type Audience } from "../../engine/visitors/audience.ts"
 
 // The repository is checked out at X/main with the shared material at X/shared.
-const CORPUS = new URL("../../../shared/corpus/user-agents.tsv", import.meta.url)
+const CORPUS = new URL("../fixtures/user-agents.tsv", import.meta.url)
 
 interface CorpusRow {
   readonly line: number

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { clearDeviceMemo, parseDevice, type DeviceInfo } from "../../engine/visitors/device.ts"
 import { isSocialPreviewCrawler } from "../../engine/visitors/socialPreview.ts"
 
-// User agents below are copied from shared/corpus/user-agents.tsv unless marked otherwise.
+// User agents below are copied from test/fixtures/user-agents.tsv unless marked otherwise.
 interface Case {
   readonly name: string
   readonly ua: string
@@ -376,7 +376,7 @@ describe("parseDevice", () => {
 })
 
 // Preview crawlers get the Open Graph page, so none may ever be a person's browser.
-const corpusRows = readFileSync(new URL("../../../shared/corpus/user-agents.tsv", import.meta.url), "utf8")
+const corpusRows = readFileSync(new URL("../fixtures/user-agents.tsv", import.meta.url), "utf8")
   .split("\n")
   .slice(1)
   .filter((line) => line.length > 0)
