@@ -80,29 +80,54 @@ export interface Exchange {
   readonly malformed: string | null
 }
 
+export interface ExchangeOptions {
+  /** Give up after this long in all. */
+  readonly timeoutMs?: number
+  /** Once every step ran, stop when nothing has arrived for this long. */
+  readonly quietMs?: number
+  /** Once every expected response came, keep reading this long (what else arrives is in `received`). */
+  readonly graceMs?: number
+}
+
 /**
  * Opens a connection, runs the steps (never half-closing: uWS.js drops pending answers on a FIN),
- * and reads until `heads.length` responses came, the server closed, or `timeoutMs` passed.
+ * and reads until `heads.length` responses came, the server closed, or time ran out.
  */
-export const exchange = (port: number, steps: ReadonlyArray<Step>, heads: ReadonlyArray<boolean>, timeoutMs = 5_000): Promise<Exchange> =>
+export const exchange = (port: number, steps: ReadonlyArray<Step>, heads: ReadonlyArray<boolean>, options: ExchangeOptions | number = {}): Promise<Exchange> =>
   new Promise((resolve, reject) => {
+    const { timeoutMs = 5_000, quietMs, graceMs } = typeof options === "number" ? { timeoutMs: options } : options
     const socket = connect(port, "127.0.0.1")
     socket.setNoDelay(true)
     let received = Buffer.alloc(0)
     let settled = false
+    let written = false
+    let quiet: NodeJS.Timeout | undefined
+    let grace: NodeJS.Timeout | undefined
     const finish = (closed: boolean, timedOut: boolean) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      clearTimeout(quiet)
+      clearTimeout(grace)
       socket.destroy()
       const { responses, malformed } = parseResponses(received, heads)
       resolve({ responses, closed, timedOut, received, malformed })
     }
     const timer = setTimeout(() => finish(false, true), timeoutMs)
+    const armQuiet = () => {
+      if (quietMs === undefined || !written) return
+      clearTimeout(quiet)
+      quiet = setTimeout(() => finish(false, false), quietMs)
+    }
     socket.on("data", (chunk) => {
       received = Buffer.concat([received, chunk])
+      armQuiet()
       const { responses, malformed } = parseResponses(received, heads)
-      if (malformed !== null || responses.length >= heads.length) finish(false, false)
+      if (malformed !== null) finish(false, false)
+      else if (responses.length >= heads.length) {
+        if (graceMs === undefined) finish(false, false)
+        else grace ??= setTimeout(() => finish(false, false), graceMs)
+      }
     })
     socket.on("close", () => finish(true, false))
     socket.on("error", (error: NodeJS.ErrnoException) => {
@@ -121,5 +146,7 @@ export const exchange = (port: number, steps: ReadonlyArray<Step>, heads: Readon
         else if (Buffer.isBuffer(step)) socket.write(step)
         else await step()
       }
+      written = true
+      armQuiet()
     })
   })
