@@ -242,7 +242,9 @@ export const startEngineServer = async (options: EngineServerOptions) => {
    * that came in the same read as this one are beyond reach (uWS parses a whole read in one go,
    * before the answer can exist); whatever this request loaded stays in the cache, so a client
    * that sends them again, as RFC 9112 9.3.2 asks of pipelining clients when a connection closes,
-   * gets them answered synchronously. `paused`: a POST pauses only once its body is in.
+   * gets them answered synchronously. (An answer that needs no I/O, such as a cached domain's
+   * 404, settles in the microtasks uWS.js runs after each handler, before it parses on.)
+   * `paused`: a POST pauses only once its body is in.
    */
   const later = (res: uWS.HttpResponse, head: boolean, work: () => Promise<void | ((res: uWS.HttpResponse) => void)>, paused = true) => {
     let aborted = false
