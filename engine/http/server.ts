@@ -6,11 +6,25 @@ import { type LinkCache, MISSING } from "../cache/linkCache.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { CompiledDomain, CompiledLink } from "../links/compile.ts"
 import type { GeoLookup } from "../geo/geo.ts"
-import { appHandOffPage, expiredPage, landingPage, notFoundPage, openGraphPage, passwordPage } from "../pages/html.ts"
+import {
+  appHandOffPage,
+  badRequestPage,
+  errorPage,
+  expiredPage,
+  landingPage,
+  methodNotAllowedPage,
+  notFoundPage,
+  openGraphPage,
+  passwordPage,
+  payloadTooLargePage
+} from "../pages/html.ts"
+import { HANDOFF_PAGE_HEADERS, type Headers, PAGE_HEADERS, REDIRECT_REFERRER_POLICY } from "../pages/securityHeaders.ts"
 import { AttemptLimiter, cookieName, readCookie, signUnlock, UNLOCK_TTL_SECONDS, verifyUnlock } from "../password/unlock.ts"
 import { evaluateLink, type Visit } from "../rules/evaluate.ts"
+import { queryAsSent } from "../rules/query.ts"
 import { isSocialPreviewCrawler } from "../visitors/socialPreview.ts"
 import { parseDevice } from "../visitors/device.ts"
+import { hostKind, requestHost } from "./requestHost.ts"
 
 export interface EngineServerOptions {
   readonly host: string
@@ -40,11 +54,11 @@ const STATUS_LINE: Readonly<Record<number, string>> = {
   413: "413 Payload Too Large",
   429: "429 Too Many Requests",
   500: "500 Internal Server Error",
-  502: "502 Bad Gateway"
+  502: "502 Bad Gateway",
+  503: "503 Service Unavailable"
 }
 
 const decoder = new TextDecoder()
-const HTML = "text/html; charset=utf-8"
 const NO_STORE = "private, no-store"
 const MAX_FORM_BYTES = 4096
 
@@ -65,8 +79,12 @@ interface Incoming {
 
 const isLoopback = (address: string) => address === "127.0.0.1" || address === "::1"
 
-/** A destination the engine will send a visitor to: http(s) and nothing that could split a header. */
-const safeLocation = (location: string): boolean => /^(https?|intent):\/\/[^\r\n]*$/i.test(location)
+/**
+ * A destination the engine will send a visitor to: http(s) (or an Android intent) in printable
+ * ASCII, which every compiled destination is (toLocationUrl) and every visitor query is made
+ * (queryAsSent): the last guard against a header split or raw bytes in Location.
+ */
+const safeLocation = (location: string): boolean => /^(?:https?|intent):\/\/[\x21-\x7e]*$/i.test(location)
 
 export const startEngineServer = async (options: EngineServerOptions) => {
   const { cache, clicks, geo, secret } = options
@@ -81,9 +99,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   }
 
   const read = (res: uWS.HttpResponse, req: uWS.HttpRequest): Incoming => {
-    const rawHost = req.getHeader("host")
-    const colon = rawHost.lastIndexOf(":")
-    const host = (colon > 0 && !rawHost.endsWith("]") ? rawHost.slice(0, colon) : rawHost).toLowerCase()
+    const host = requestHost(req.getHeader("host"))
     const path = req.getUrl()
     const slug = path.length > 1 && path.endsWith("/") ? path.slice(1, -1) : path.slice(1)
     // Behind a trusted proxy its header names the visitor, and the socket address (which costs
@@ -104,9 +120,10 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     }
   }
 
-  const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: ReadonlyArray<readonly [string, string]>, body = "") => {
+  const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: Headers, body = "", extra: Headers = []) => {
     res.writeStatus(STATUS_LINE[status] ?? `${status}`)
     for (const [name, value] of headers) res.writeHeader(name, value)
+    for (const [name, value] of extra) res.writeHeader(name, value)
     if (head) {
       // uWS.js 20.30: endWithoutBody(n) with n > 0 leaves the response pending, which aborts the
       // process when it happens inside a request handler. Report the length ourselves instead.
@@ -115,13 +132,15 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     } else res.end(body)
   }
 
-  const page = (res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: ReadonlyArray<readonly [string, string]> = []) =>
-    send(res, head, status, [["content-type", HTML], ["cache-control", NO_STORE], ["x-content-type-options", "nosniff"], ...extra], html)
+  /** A page with its policy headers (securityHeaders.ts), and any `extra` ones. */
+  const page = (res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: Headers = [], headers: Headers = PAGE_HEADERS) =>
+    send(res, head, status, headers, html, extra)
 
   // The hot path's response: written directly, without send()'s header list.
   const redirect = (res: uWS.HttpResponse, head: boolean, status: number, location: string) => {
-    if (!safeLocation(location)) return page(res, head, 502, notFoundPage())
+    if (!safeLocation(location)) return page(res, head, 502, errorPage())
     res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
+      .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
     if (head) res.writeHeader("content-length", "0").endWithoutBody()
     else res.end()
   }
@@ -163,22 +182,22 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     const head = incoming.method === "head"
     if (domain === MISSING || !domain.serving) return page(res, head, 404, notFoundPage())
     if (link === null) {
-      const root = domain.record.rootRedirectUrl
+      const root = domain.rootRedirectUrl
       return root === null ? page(res, head, 200, landingPage(domain.record.host)) : redirect(res, head, 302, root)
     }
     if (link === MISSING) {
-      const fallback = domain.record.notFoundUrl
+      const fallback = domain.notFoundUrl
       return fallback === null ? page(res, head, 404, notFoundPage()) : redirect(res, head, 302, fallback)
     }
     const now = Date.now()
-    const decision = evaluateLink(link, new RequestVisit(incoming, link, now), domain.record.expiredUrl)
+    const decision = evaluateLink(link, new RequestVisit(incoming, link, now), domain.expiredUrl)
     switch (decision.kind) {
       case "expired-page":
         return page(res, head, 410, expiredPage())
       case "expired-redirect":
         return redirect(res, head, 302, decision.location)
       case "password-page":
-        return page(res, head, 200, passwordPage(incoming.path + (incoming.query ? `?${incoming.query}` : ""), "ask"))
+        return page(res, head, 200, passwordPage(selfUrl(incoming), "ask"))
       case "preview-page":
         return page(res, head, 200, openGraphPage({
           title: link.extras!.title,
@@ -187,7 +206,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
           url: link.url
         }))
       case "app":
-        page(res, head, 200, appHandOffPage(decision.appUrl, decision.location))
+        page(res, head, 200, appHandOffPage(decision.appUrl, decision.location), [], HANDOFF_PAGE_HEADERS)
         break
       case "redirect":
         redirect(res, head, decision.status, decision.location)
@@ -211,20 +230,41 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     }
   }
 
-  /** Runs an async continuation with abort tracking; the response is written corked. */
-  const later = (res: uWS.HttpResponse, work: () => Promise<void | ((res: uWS.HttpResponse) => void)>) => {
+  /**
+   * Answers a request whose answer needs an await (a cache miss, the password form): onAborted
+   * first, as uWS.js requires, and the response written corked.
+   *
+   * Pipelining: uWS.js (20.30; uWebSockets' HttpContext.h, "Are we not ready for another request
+   * yet? Terminate the connection") closes a connection, without a word and before any handler
+   * runs, when it parses a request while an earlier response on it is still pending. So reading
+   * the connection is paused until the answer is written: a pipelined request that arrives
+   * meanwhile waits in the socket's buffer and is answered after this one, in order. Requests
+   * that came in the same read as this one are beyond reach (uWS parses a whole read in one go,
+   * before the answer can exist); whatever this request loaded stays in the cache, so a client
+   * that sends them again, as RFC 9112 9.3.2 asks of pipelining clients when a connection closes,
+   * gets them answered synchronously. (An answer that needs no I/O, such as a cached domain's
+   * 404, settles in the microtasks uWS.js runs after each handler, before it parses on.)
+   * `paused`: a POST pauses only once its body is in.
+   */
+  const later = (res: uWS.HttpResponse, head: boolean, work: () => Promise<void | ((res: uWS.HttpResponse) => void)>, paused = true) => {
     let aborted = false
     inflight++
     res.onAborted(() => {
       aborted = true
     })
+    if (paused) res.pause()
     work()
       .then((respond) => {
-        if (!aborted && respond) res.cork(() => respond(res))
+        if (!aborted && respond) {
+          res.cork(() => {
+            res.resume()
+            respond(res)
+          })
+        }
       })
       .catch((error) => {
         console.error("engine request failed", error)
-        if (!aborted) res.cork(() => page(res, false, 500, notFoundPage()))
+        if (!aborted) answerFailure(res, head)
       })
       .finally(() => {
         inflight--
@@ -232,13 +272,43 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       })
   }
 
+  /** A failure of ours (never a visitor's input): the generic page, if the response can still say anything. */
+  const answerFailure = (res: uWS.HttpResponse, head: boolean) => {
+    try {
+      res.cork(() => {
+        res.resume()
+        page(res, head, 500, errorPage())
+      })
+    } catch {
+      // The response had already been ended (the failure came after it): nothing more to say on it.
+    }
+  }
+
+  /** The URL the visitor asked for, for the password form to post back to and the 303 after it. */
+  const selfUrl = (incoming: Incoming) => (incoming.query === "" ? incoming.path : `${incoming.path}?${queryAsSent(incoming.query)}`)
+
+  /**
+   * A host that is not cached, checked before anything is looked up for it: an empty Host header
+   * or one no domain could have gets 400, an IP literal the 404 any unknown host gets; true when
+   * answered.
+   */
+  const refusedHost = (res: uWS.HttpResponse, head: boolean, host: string): boolean => {
+    const kind = hostKind(host)
+    if (kind === "name") return false
+    if (kind === "address") page(res, head, 404, notFoundPage())
+    else page(res, head, 400, badRequestPage(host === "" ? "The request names no host." : "The Host header is not a host name."))
+    return true
+  }
+
   const handleGet = (res: uWS.HttpResponse, incoming: Incoming) => {
     const isRoot = incoming.path === "/"
+    const head = incoming.method === "head"
     if (!isRoot && !SLUG.test(incoming.slug)) {
       // Not a slug: nothing to look up; the domain still decides between 404 page and fallback.
       const domain = cache.peekDomain(incoming.host)
       if (domain !== undefined) return serve(res, incoming, domain, MISSING)
-      return later(res, async () => {
+      if (refusedHost(res, head, incoming.host)) return
+      return later(res, head, async () => {
         const loaded = await cache.loadDomain(incoming.host)
         return (r) => serve(r, incoming, loaded, MISSING)
       })
@@ -250,7 +320,8 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       cache.mayExist(incoming.host, incoming.slug) === false) link = MISSING
     // The hot path: both cached, answered synchronously with no await.
     if (domain !== undefined && link !== undefined) return serve(res, incoming, domain, link)
-    later(res, async () => {
+    if (domain === undefined && refusedHost(res, head, incoming.host)) return
+    later(res, head, async () => {
       const loadedDomain = domain ?? (await cache.loadDomain(incoming.host))
       if (loadedDomain === MISSING || !loadedDomain.serving) return (r) => serve(r, incoming, loadedDomain, MISSING)
       const loadedLink = isRoot ? null : link ?? (await cache.loadLink(incoming.host, incoming.slug))
@@ -262,29 +333,35 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const handlePassword = (res: uWS.HttpResponse, incoming: Incoming) => {
     let body = Buffer.alloc(0)
     let tooLarge = false
-    later(res, () =>
-      new Promise<(r: uWS.HttpResponse) => void>((resolve) => {
+    later(res, false, () =>
+      new Promise<(r: uWS.HttpResponse) => void>((resolve, reject) => {
         res.onData((chunk, last) => {
           if (!tooLarge) {
             body = Buffer.concat([body, Buffer.from(chunk)])
             if (body.length > MAX_FORM_BYTES) tooLarge = true
           }
           if (!last) return
-          if (tooLarge) return resolve((r) => page(r, false, 413, notFoundPage()))
-          resolve(verifyPassword(incoming, body.toString("utf8")))
+          // The body is in: from here the answer is pending (see later()).
+          res.pause()
+          if (tooLarge) return resolve((r) => page(r, false, 413, payloadTooLargePage()))
+          verifyPassword(incoming, body.toString("utf8")).then(resolve, reject)
         })
-      }).then((p) => p)
-    )
+      }), false)
   }
 
   const verifyPassword = async (incoming: Incoming, form: string): Promise<(r: uWS.HttpResponse) => void> => {
-    const domain = cache.peekDomain(incoming.host) ?? (await cache.loadDomain(incoming.host))
+    let domain = cache.peekDomain(incoming.host)
+    if (domain === undefined) {
+      const kind = hostKind(incoming.host)
+      if (kind === "invalid") return (r) => page(r, false, 400, badRequestPage("The Host header is not a host name."))
+      domain = kind === "address" ? MISSING : await cache.loadDomain(incoming.host)
+    }
     const link = SLUG.test(incoming.slug) ? cache.peekLink(incoming.host, incoming.slug) ?? (await cache.loadLink(incoming.host, incoming.slug)) : MISSING
     const passwordHash = link === MISSING ? null : link.extras?.passwordHash ?? null
     if (domain === MISSING || !domain.serving || link === MISSING || passwordHash === null) {
       return (r) => page(r, false, 404, notFoundPage())
     }
-    const action = incoming.path + (incoming.query ? `?${incoming.query}` : "")
+    const action = selfUrl(incoming)
     const now = Date.now()
     const limiterKey = `${link.id}\n${incoming.ip}`
     if (attempts.blocked(limiterKey, now)) return (r) => page(r, false, 429, passwordPage(action, "limited"), [["retry-after", "60"]])
@@ -297,16 +374,16 @@ export const startEngineServer = async (options: EngineServerOptions) => {
     const cookie = `${cookieName(link.id)}=${signUnlock(secret, link.id, passwordHash, now)}; ` +
       `Path=/${incoming.slug}; Max-Age=${UNLOCK_TTL_SECONDS}; HttpOnly; SameSite=Lax${options.linkScheme === "https" ? "; Secure" : ""}`
     // Back to the short link as a GET: the rules run there and the click is counted once.
-    return (r) => send(r, false, 303, [["location", action], ["set-cookie", cookie], ["cache-control", NO_STORE]])
+    return (r) => send(r, false, 303, [["location", action], ["set-cookie", cookie], ["cache-control", NO_STORE], ["referrer-policy", REDIRECT_REFERRER_POLICY]])
   }
 
-  const app = uWS.App()
-  app.any("/*", (res, req) => {
+  const route = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
     const incoming = read(res, req)
     if (incoming.path === "/.well-known/ricochet/status" && isLoopback(socketAddress(res))) {
       return send(res, incoming.method === "head", 200, [["content-type", "application/json"]], JSON.stringify(options.status()))
     }
-    if (closing) return send(res, false, 500, [["connection", "close"]])
+    const head = incoming.method === "head"
+    if (closing) return page(res, head, 503, errorPage(), [["connection", "close"]])
     switch (incoming.method) {
       case "get":
       case "head":
@@ -314,7 +391,26 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       case "post":
         return handlePassword(res, incoming)
       default:
-        return send(res, false, 405, [["allow", "GET, HEAD, POST"]])
+        return page(res, false, 405, methodNotAllowedPage(), [["allow", "GET, HEAD, POST"]])
+    }
+  }
+
+  // What uWS.js 20.30 never hands to a handler, so nothing here can answer it (raw-socket tests:
+  // test/integration/engineHttp.test.ts, test/fuzz/engine.fuzz.test.ts). Its parser takes for an
+  // incomplete request, and waits on until its 10 s idle timeout closes the connection: a request
+  // line other than `METHOD /origin-form-target HTTP/1.1` (HTTP/1.0, absolute-form, `*`, bare LF
+  // line ends), a request without Host, malformed header lines (control characters, a space
+  // before the colon, folding), more than about 50 headers. It closes at once: methods other than
+  // the nine of RFC 9110, Content-Length with Transfer-Encoding or not a number, a header block
+  // over 4 KB that arrives in pieces.
+  const app = uWS.App()
+  app.any("/*", (res, req) => {
+    try {
+      route(res, req)
+    } catch (error) {
+      // A bug of ours, not the visitor's input: logged, and the generic page if the response is still open.
+      console.error("engine request failed", error)
+      answerFailure(res, req.getMethod() === "head")
     }
   })
 

@@ -1,6 +1,7 @@
 import { xxh32 } from "@node-rs/xxhash"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
-import { overlayQuery, utmPairs } from "../rules/query.ts"
+import { encodedParams, overlayQuery, type QueryParam, utmPairs } from "../rules/query.ts"
+import { toLocationUrl } from "./locationUrl.ts"
 
 export interface CompiledAbTest {
   /** Each variant's destination, utm applied. */
@@ -37,8 +38,9 @@ export interface CompiledExtras {
 }
 
 /**
- * A link compiled for the hot path: rules indexed, times as numbers, every destination with the
- * link's utm set already applied, so a cache hit does no parsing. Only what serving and counting
+ * A link compiled for the hot path: rules indexed, times as numbers, every destination encoded for
+ * a Location header (toLocationUrl) with the link's utm set already applied, so a cache hit does
+ * no parsing. Only what serving and counting
  * need is kept (a million of these sit in an engine's cache, every field 8 bytes each): no record,
  * no timestamps, and what few links use behind `rules` and `extras`.
  */
@@ -60,9 +62,9 @@ export type Intern = (text: string) => string
 const asIs: Intern = (text) => text
 
 export const compileLink = (record: LinkRecord, intern: Intern = asIs): CompiledLink => {
-  const utm = utmPairs(record.utm)
-  // Most links have no utm set: their destinations are kept as they are, not copied.
-  const prepare = utm.length === 0 ? asIs : (url: string) => safeOverlay(url, utm)
+  const utm = encodedParams(utmPairs(record.utm))
+  // Most links have no utm set and ASCII destinations: those are kept as they are, not copied.
+  const prepare = utm.length === 0 ? toLocationUrl : (url: string) => safeOverlay(toLocationUrl(url), utm)
 
   let ab: CompiledAbTest | null = null
   if (record.abTest !== null && record.abTest.variants.length > 1) {
@@ -85,7 +87,7 @@ export const compileLink = (record: LinkRecord, intern: Intern = asIs): Compiled
       openInApp: record.openInApp,
       openInBrowser: record.openInBrowser,
       passwordHash: record.passwordHash,
-      expiredUrl: record.expiredUrl,
+      expiredUrl: record.expiredUrl === null ? null : toLocationUrl(record.expiredUrl),
       title: record.title,
       description: record.description,
       ogImageUrl: record.ogImageUrl,
@@ -123,18 +125,29 @@ export const compiledLinkBytes = (link: CompiledLink): number => {
 }
 
 // Control only stores absolute http(s) URLs; a record that is not one is served unchanged.
-const safeOverlay = (url: string, pairs: ReturnType<typeof utmPairs>): string => {
+const safeOverlay = (url: string, params: ReadonlyArray<QueryParam>): string => {
   try {
-    return overlayQuery(url, pairs)
+    return overlayQuery(url, params)
   } catch {
     return url
   }
 }
 
-/** A domain as the engine serves it. */
+/** A domain as the engine serves it: its fallbacks encoded for a Location header, like link destinations. */
 export interface CompiledDomain {
   readonly record: DomainRecord
   readonly serving: boolean
+  readonly rootRedirectUrl: string | null
+  readonly notFoundUrl: string | null
+  readonly expiredUrl: string | null
 }
 
-export const compileDomain = (record: DomainRecord): CompiledDomain => ({ record, serving: record.status === "verified" })
+const location = (url: string | null) => (url === null ? null : toLocationUrl(url))
+
+export const compileDomain = (record: DomainRecord): CompiledDomain => ({
+  record,
+  serving: record.status === "verified",
+  rootRedirectUrl: location(record.rootRedirectUrl),
+  notFoundUrl: location(record.notFoundUrl),
+  expiredUrl: location(record.expiredUrl)
+})

@@ -2,7 +2,7 @@ import { xxh32 } from "@node-rs/xxhash"
 import type { CompiledAbTest, CompiledLink } from "../links/compile.ts"
 import type { Platform } from "../visitors/device.ts"
 import { appDeepLink, browserHandOff } from "./apps.ts"
-import { overlayQuery, parseQuery } from "./query.ts"
+import { overlayQuery, visitorParams } from "./query.ts"
 
 /**
  * What the evaluation needs to know about a visit. Facts that cost something to derive (country,
@@ -95,7 +95,7 @@ export const evaluateLink = (link: CompiledLink, visit: Visit, domainExpiredUrl:
 
 const safeOverlay = (url: string, query: string): string => {
   try {
-    return overlayQuery(url, parseQuery(query))
+    return overlayQuery(url, visitorParams(query))
   } catch {
     return url
   }

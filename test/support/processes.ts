@@ -122,6 +122,16 @@ export const startControl = async (env: Record<string, string | undefined>, alon
     await proc.stop("SIGKILL")
     throw error
   })
+  // npm start brings its engine up next to control: /healthz can answer before the engine listens.
+  if (!alone) {
+    await waitFor(async () => {
+      if (proc.child.exitCode !== null) throw new Error("exited")
+      return (await fetch(`http://127.0.0.1:${fullEnv.RICOCHET_ENGINE_PORT}/.well-known/ricochet/status`)).ok
+    }, 120_000, "engine", proc.output).catch(async (error) => {
+      await proc.stop("SIGKILL")
+      throw error
+    })
+  }
   const firstKey = /API key \(shown once, keep it\): (rico_\w+)/.exec(proc.output())?.[1]
   return { ...proc, baseUrl, env: fullEnv, firstKey }
 }

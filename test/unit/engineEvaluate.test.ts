@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest"
 import type { LinkRecord } from "../../shared/links/linkRecord.ts"
 import { compileLink } from "../../engine/links/compile.ts"
 import { type Decision, evaluateLink, pickVariant, type Visit } from "../../engine/rules/evaluate.ts"
-import { overlayQuery, parseQuery, utmPairs } from "../../engine/rules/query.ts"
 import type { Platform } from "../../engine/visitors/device.ts"
 
 /**
@@ -366,7 +365,13 @@ describe("step 7: query merging", () => {
     ["fragment preserved with passQuery only", "https://docs.example/guide#s", null, true, "q=1", "https://docs.example/guide?q=1#s"],
     ["passQuery values are re-encoded safely", "https://shop.example/p", null, true, "q=a%20b%26c", "https://shop.example/p?q=a%20b%26c"],
     ["the destination's own query is kept as written", "https://app.example/?/route/1&q=a%20b", { source: "x" }, false, "", "https://app.example/?/route/1&q=a%20b&utm_source=x"],
-    ["passQuery keeps repeated keys", "https://shop.example/p", null, true, "tag=a&tag=b", "https://shop.example/p?tag=a&tag=b"]
+    ["passQuery keeps repeated keys", "https://shop.example/p", null, true, "tag=a&tag=b", "https://shop.example/p?tag=a&tag=b"],
+    ["passQuery passes %ff as sent", "https://shop.example/p", null, true, "q=%ff&r=%FF%fe", "https://shop.example/p?q=%ff&r=%FF%fe"],
+    ["passQuery: ?@evil.com stays in the query", "https://shop.example", null, true, "@evil.com", "https://shop.example/?@evil.com"],
+    ["passQuery: a raw # cannot become the fragment", "https://shop.example/p#top", null, true, "a=1#x", "https://shop.example/p?a=1%23x#top"],
+    ["passQuery: the visitor's encoded utm_source replaces the link's", "https://shop.example/p", { source: "news" }, true, "utm%5Fsource=me", "https://shop.example/p?utm%5Fsource=me"],
+    ["non-ASCII destination percent-encoded, IDN host in punycode", "https://bücher.example/straße?q=ä#é", null, false, "", "https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%A4#%C3%A9"],
+    ["non-ASCII destination with utm and a non-ASCII visitor query", "https://example.com/ü", { source: "x" }, true, "w=é", "https://example.com/%C3%BC?utm_source=x&w=%C3%A9"]
   ]
   it.each(rows)("%s", (_name, url, utm, passQuery, query, expected) => {
     const decision = evaluate({ url, utm, passQuery }, { query })
@@ -381,15 +386,6 @@ describe("step 7: query merging", () => {
     )
     const ab = evaluate(fields, { platform: "other", query: "q=1", visitorKey: "v" })
     expect(ab.kind === "redirect" && ab.location).toMatch(/^https:\/\/example\.com\/(landing|b)\?utm_source=news&q=1$/)
-  })
-
-  it("utmPairs, parseQuery and overlayQuery", () => {
-    expect(utmPairs(null)).toEqual([])
-    expect(utmPairs({ medium: "m", source: "s", ref: "r", unknown: "u" })).toEqual([["utm_source", "s"], ["utm_medium", "m"], ["ref", "r"]])
-    expect(parseQuery("")).toEqual([])
-    expect(parseQuery("a=1&b=&=x&c")).toEqual([["a", "1"], ["b", ""], ["c", ""]])
-    expect(overlayQuery("https://a.example/x?k=1#f", [])).toBe("https://a.example/x?k=1#f")
-    expect(overlayQuery("https://a.example/x?k=1#f", [["k", "2"], ["n", "3"]])).toBe("https://a.example/x?k=2&n=3#f")
   })
 })
 

@@ -1,6 +1,20 @@
 import { runInNewContext } from "node:vm"
 import { describe, expect, it } from "vitest"
-import { appHandOffPage, escapeHtml, expiredPage, landingPage, notFoundPage, openGraphPage, passwordPage } from "../../engine/pages/html.ts"
+import { createHash } from "node:crypto"
+import {
+  appHandOffPage,
+  badRequestPage,
+  errorPage,
+  escapeHtml,
+  expiredPage,
+  landingPage,
+  methodNotAllowedPage,
+  notFoundPage,
+  openGraphPage,
+  passwordPage,
+  payloadTooLargePage
+} from "../../engine/pages/html.ts"
+import { HANDOFF_CSP, HANDOFF_PAGE_HEADERS, PAGE_CSP, PAGE_HEADERS } from "../../engine/pages/securityHeaders.ts"
 
 /** The engine's pages: every interpolated value escaped, nothing secret, no script break-out. */
 
@@ -36,6 +50,7 @@ describe("escapeHtml", () => {
 /** Each HTML page builder with one injected value. */
 const PAGES: ReadonlyArray<readonly [name: string, build: (value: string) => string]> = [
   ["landingPage host", (v) => landingPage(v)],
+  ["badRequestPage reason", (v) => badRequestPage(v)],
   ["passwordPage action (ask)", (v) => passwordPage(v, "ask")],
   ["passwordPage action (wrong)", (v) => passwordPage(v, "wrong")],
   ["passwordPage action (limited)", (v) => passwordPage(v, "limited")],
@@ -137,10 +152,17 @@ describe("openGraphPage", () => {
 })
 
 describe("appHandOffPage", () => {
-  /** Runs the page's script with a fake browser and reports where it sends the visitor. */
+  /**
+   * Runs the page's script with a fake browser (its document holds the page's one data element,
+   * attributes unescaped as a browser would) and reports where it sends the visitor.
+   */
   const run = (page: string) => {
     const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/gi)].map((m) => m[1])
     expect(scripts).toHaveLength(1)
+    const element = /<p id="handoff" data-app="([^"]*)" data-web="([^"]*)">/.exec(page)
+    expect(element).not.toBeNull()
+    const dataset = { app: unescapeHtml(element![1]), web: unescapeHtml(element![2]) }
+    const document = { getElementById: (id: string) => (id === "handoff" ? { dataset } : null) }
     const visited: Array<string> = []
     const location = {
       set href(url: string) {
@@ -148,7 +170,7 @@ describe("appHandOffPage", () => {
       },
       replace: (url: string) => visited.push(`replace ${url}`)
     }
-    runInNewContext(scripts[0], { location, setTimeout: (fn: () => void) => fn() })
+    runInNewContext(scripts[0], { document, location, setTimeout: (fn: () => void) => fn() })
     return visited
   }
 
@@ -161,7 +183,7 @@ describe("appHandOffPage", () => {
     ["line separators", "app://a\u2028b", "https://example.com/\u2029"],
     ...PAYLOADS.map((p) => [`payload in both: ${p}`, `app://x/${p}`, `https://example.com/${p}`] as const)
   ]
-  it.each(rows)("%s: cannot break out of the script, and hands off to exactly the given URLs", (_name, appUrl, webUrl) => {
+  it.each(rows)("%s: cannot break out of its attributes, and hands off to exactly the given URLs", (_name, appUrl, webUrl) => {
     const page = appHandOffPage(appUrl, webUrl)
     expect(count(page.toLowerCase(), "<script")).toBe(1)
     expect(count(page.toLowerCase(), "</script")).toBe(1)
@@ -169,13 +191,73 @@ describe("appHandOffPage", () => {
     const href = /<a href="([^"]*)">/.exec(page)![1]
     expect(unescapeHtml(href)).toBe(webUrl)
   })
+
+  it("the script is the same whatever the URLs (so one hash allows it)", () => {
+    const script = (page: string) => /<script>([\s\S]*?)<\/script>/.exec(page)![1]
+    expect(script(appHandOffPage("a://1", "https://one.example/"))).toBe(script(appHandOffPage(`b://"'<>`, "https://two.example/?q=</script>")))
+  })
+})
+
+describe("Content-Security-Policy", () => {
+  const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+  const inline = (page: string, tag: "script" | "style") => [...page.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "gi"))].map((m) => m[1])
+  const directives = (csp: string) => new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]))
+
+  const PAGES_SERVED: ReadonlyArray<readonly [name: string, page: string, csp: string]> = [
+    ["notFoundPage", notFoundPage(), PAGE_CSP],
+    ["expiredPage", expiredPage(), PAGE_CSP],
+    ["landingPage", landingPage("go.example.com"), PAGE_CSP],
+    ["passwordPage", passwordPage("/s?x=1", "wrong"), PAGE_CSP],
+    ["openGraphPage", openGraphPage({ title: "T", description: "D", image: "https://cdn.example/i.png", url: "https://example.com/" }), PAGE_CSP],
+    ["badRequestPage", badRequestPage("The request names no host."), PAGE_CSP],
+    ["methodNotAllowedPage", methodNotAllowedPage(), PAGE_CSP],
+    ["payloadTooLargePage", payloadTooLargePage(), PAGE_CSP],
+    ["errorPage", errorPage(), PAGE_CSP],
+    ["appHandOffPage", appHandOffPage("youtube://www.youtube.com/watch?v=1", "https://www.youtube.com/watch?v=1"), HANDOFF_CSP]
+  ]
+
+  it.each(PAGES_SERVED)("%s: every inline style and script is allowed by its hash, nothing else runs or loads", (_name, page, csp) => {
+    const policy = directives(csp)
+    expect(policy.get("default-src")).toEqual(["'none'"])
+    expect(policy.get("frame-ancestors")).toEqual(["'none'"])
+    expect(policy.get("base-uri")).toEqual(["'none'"])
+    expect(policy.get("form-action")).toEqual(["'self'"])
+    const styles = inline(page, "style")
+    expect(styles).toHaveLength(1)
+    expect(policy.get("style-src")).toEqual(styles.map(hash))
+    const scripts = inline(page, "script")
+    if (scripts.length === 0) expect(policy.has("script-src")).toBe(false)
+    else expect(policy.get("script-src")).toEqual(scripts.map(hash))
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|nonce-|\*/)
+    // Inline event handlers and style attributes would need 'unsafe-hashes': none.
+    expect(page).not.toMatch(/\son[a-z]+=|\sstyle=/i)
+  })
+
+  it("the policy headers of pages: not frameable, no sniffing, not stored, a referrer policy", () => {
+    for (const headers of [PAGE_HEADERS, HANDOFF_PAGE_HEADERS]) {
+      const map = new Map(headers)
+      expect(map.get("x-frame-options")).toBe("DENY")
+      expect(map.get("x-content-type-options")).toBe("nosniff")
+      expect(map.get("cache-control")).toBe("private, no-store")
+      expect(map.get("content-type")).toBe("text/html; charset=utf-8")
+      expect(map.get("referrer-policy")).toMatch(/^(no-referrer|strict-origin-when-cross-origin)$/)
+    }
+    expect(new Map(PAGE_HEADERS).get("content-security-policy")).toBe(PAGE_CSP)
+    expect(new Map(HANDOFF_PAGE_HEADERS).get("content-security-policy")).toBe(HANDOFF_CSP)
+    expect(new Map(PAGE_HEADERS).get("referrer-policy")).toBe("no-referrer")
+    expect(new Map(HANDOFF_PAGE_HEADERS).get("referrer-policy")).toBe("strict-origin-when-cross-origin")
+  })
 })
 
 describe("static pages", () => {
   it.each([
     ["notFoundPage", notFoundPage(), "Link not found"],
     ["expiredPage", expiredPage(), "expired"],
-    ["landingPage", landingPage("go.example.com"), "go.example.com"]
+    ["landingPage", landingPage("go.example.com"), "go.example.com"],
+    ["badRequestPage", badRequestPage("The request names no host."), "Bad request"],
+    ["methodNotAllowedPage", methodNotAllowedPage(), "Method not allowed"],
+    ["payloadTooLargePage", payloadTooLargePage(), "too large"],
+    ["errorPage", errorPage(), "Something went wrong"]
   ])("%s is a complete, self-contained, non-indexed page", (_name, page, text) => {
     expect(page.startsWith("<!doctype html>")).toBe(true)
     expect(page).toContain('<meta charset="utf-8">')
