@@ -3,10 +3,11 @@ import uWS from "uWebSockets.js"
 import { forwardedClient } from "../../shared/http/forwarded.ts"
 import { SLUG_PATTERN as SLUG } from "../../shared/links/slug.ts"
 import { type LinkCache, MISSING } from "../cache/linkCache.ts"
+import { SourceUnavailable } from "../cache/sourceGuard.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { CompiledDomain, CompiledLink } from "../links/compile.ts"
 import type { GeoLookup } from "../geo/geo.ts"
-import { appHandOffPage, expiredPage, landingPage, notFoundPage, openGraphPage, passwordPage } from "../pages/html.ts"
+import { appHandOffPage, expiredPage, landingPage, notFoundPage, openGraphPage, passwordPage, unavailablePage } from "../pages/html.ts"
 import { AttemptLimiter, cookieName, readCookie, signUnlock, UNLOCK_TTL_SECONDS, verifyUnlock } from "../password/unlock.ts"
 import { evaluateLink, type Visit } from "../rules/evaluate.ts"
 import { isSocialPreviewCrawler } from "../visitors/socialPreview.ts"
@@ -40,7 +41,8 @@ const STATUS_LINE: Readonly<Record<number, string>> = {
   413: "413 Payload Too Large",
   429: "429 Too Many Requests",
   500: "500 Internal Server Error",
-  502: "502 Bad Gateway"
+  502: "502 Bad Gateway",
+  503: "503 Service Unavailable"
 }
 
 const decoder = new TextDecoder()
@@ -223,8 +225,14 @@ export const startEngineServer = async (options: EngineServerOptions) => {
         if (!aborted && respond) res.cork(() => respond(res))
       })
       .catch((error) => {
-        console.error("engine request failed", error)
-        if (!aborted) res.cork(() => page(res, false, 500, notFoundPage()))
+        // The database is down or hangs and there is no earlier answer (the cache logs the outage).
+        const unavailable = error instanceof SourceUnavailable
+        if (!unavailable) console.error("engine request failed", error)
+        if (!aborted) {
+          res.cork(() => unavailable
+            ? page(res, false, 503, unavailablePage(), [["retry-after", "5"]])
+            : page(res, false, 500, unavailablePage()))
+        }
       })
       .finally(() => {
         inflight--

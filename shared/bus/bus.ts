@@ -41,3 +41,22 @@ export const memoryBus = (): Bus => {
     close: async () => subscribers.clear()
   }
 }
+
+/**
+ * No bus at all, for an engine run alone without NATS_URL: it hears of no change, so it is
+ * disconnected from the start and its cache relies on the TTL alone (slug filters included).
+ */
+export const detachedBus = (): Bus => {
+  const since = Date.now()
+  return {
+    publish: async () => {
+      throw new Error("this process has no change bus (NATS_URL is not set)")
+    },
+    subscribe: () => () => {},
+    onState: (listener) => {
+      listener({ connected: false, since })
+      return () => {}
+    },
+    close: async () => {}
+  }
+}
