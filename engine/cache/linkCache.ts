@@ -225,8 +225,8 @@ export class LinkCache {
       })
       return record === null ? MISSING : compileLink(record, this.intern)
     }).catch((error: unknown) => {
-      const filter = this.filters.get(host)?.filter
-      if (!(error instanceof SourceUnavailable) || filter == null || filter.mayContain(slug)) throw error
+      const filter = this.filters.get(host)?.filter ?? null
+      if (!(error instanceof SourceUnavailable) || filter === null || filter.mayContain(slug)) throw error
       this.staleAnswers++
       return MISSING
     })
