@@ -2,6 +2,7 @@ import { parseArgs } from "node:util"
 import { AdminCommandError, type AdminCommand, runAdminCommand, sendAdminCommand } from "../control/admin/adminChannel.ts"
 import { Layer } from "effect"
 import { ChangeBusLayer } from "../control/bus.ts"
+import { ChangeBus } from "../control/outbox/publisher.ts"
 import { ControlLayer } from "../control/control.ts"
 import { ControlConfig } from "../control/ControlConfig.ts"
 import { readOnlyLayer } from "../control/db/Database.ts"
@@ -11,6 +12,7 @@ import { openPostgres } from "../control/db/client.ts"
 import { openEmbedded } from "../control/db/embedded.ts"
 import { migrate } from "../control/db/migrate.ts"
 import type { Plan } from "../control/plans/plans.ts"
+import { detachedBus } from "../shared/bus/bus.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.ts"
 
 const USAGE = `Usage:
@@ -73,7 +75,8 @@ const main = async () => {
     runProcess(EngineLayer.pipe(Layer.provide(Layer.mergeAll(
       Layer.succeed(ControlConfig)(config),
       readOnlyLayer(config.databaseUrl),
-      ChangeBusLayer(config, "ricochet-engine")
+      // Alone without NATS no change reaches this engine: an in-process bus would claim otherwise.
+      config.natsUrl === undefined ? Layer.succeed(ChangeBus)(detachedBus()) : ChangeBusLayer(config, "ricochet-engine")
     ))))
     return
   }

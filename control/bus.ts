@@ -1,17 +1,20 @@
 import { Effect, Layer } from "effect"
 import { memoryBus } from "../shared/bus/bus.ts"
-import { natsBus } from "../shared/bus/natsBus.ts"
+import { natsBus, pingIntervalFor } from "../shared/bus/natsBus.ts"
 import type { RicochetConfig } from "../shared/config.ts"
 import { ChangeBus } from "./outbox/publisher.ts"
 
-/** NATS when NATS_URL is set, else the in-process bus of the embedded default. */
+/**
+ * NATS when NATS_URL is set, else the in-process bus of the embedded default. A lost NATS server is
+ * noticed within a quarter of the engines' cache TTL (see pingIntervalFor).
+ */
 export const ChangeBusLayer = (config: RicochetConfig, name: string) =>
   Layer.effect(ChangeBus)(
     Effect.acquireRelease(
       config.natsUrl === undefined
         ? Effect.succeed(memoryBus())
         : Effect.tryPromise({
-          try: () => natsBus(config.natsUrl!, name),
+          try: () => natsBus(config.natsUrl!, name, { pingIntervalMs: pingIntervalFor(config.cacheTtlSeconds * 1000) }),
           catch: (cause) => new Error(`NATS_URL: could not connect to ${config.natsUrl}: ${String(cause)}`)
         }),
       (bus) => Effect.promise(() => bus.close())

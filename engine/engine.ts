@@ -33,7 +33,12 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
     },
     { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024, ttlMs: config.cacheTtlSeconds * 1000 }
   )
-  const unsubscribe = bus.subscribe((event) => cache.apply(event), () => cache.reset())
+  const unsubscribeEvents = bus.subscribe((event) => cache.apply(event), () => cache.reset())
+  const unsubscribeState = bus.onState((state) => cache.setBusState(state))
+  const unsubscribe = () => {
+    unsubscribeEvents()
+    unsubscribeState()
+  }
   const countryDb = config.geoipCountryDb ?? bundledCountryDatabase()
   if (!existsSync(countryDb)) throw new Error(`RICOCHET_GEOIP_COUNTRY_DB: no file at ${countryDb}`)
   const geo = makeGeoLookup({ header: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
@@ -57,9 +62,12 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
       linkScheme: config.linkScheme,
       status: () => ({
         status: "ok",
+        bus: cache.busConnected ? "connected" : "disconnected",
         cache: cache.size,
         queries: cache.queries,
         filtered: cache.filtered,
+        databaseFailures: cache.sourceFailures,
+        staleAnswers: cache.staleAnswers,
         clicks: clicks.counts.clicks,
         sink: clicks.counts.sink,
         clicksDropped: clicks.dropped

@@ -89,12 +89,14 @@ const main = async () => {
       link: async (host, slug) => (host === HOST ? record(indexOf(slug)) : null),
       domain: async () => null
     }
+    const BATCH = 10_000
     const cache = new LinkCache(source, {
       maxLinks: config.cacheMaxLinks,
       maxBytes: config.cacheMaxMegabytes * 1024 * 1024,
-      ttlMs: config.cacheTtlSeconds * 1000
+      ttlMs: config.cacheTtlSeconds * 1000,
+      // This source answers one link a call, BATCH at once; the engine's own source batches.
+      maxOutstandingLoads: BATCH
     })
-    const BATCH = 10_000
     for (let start = 0; start < count; start += BATCH) {
       const batch: Array<Promise<unknown>> = []
       for (let i = start; i < Math.min(count, start + BATCH); i++) batch.push(cache.loadLink(HOST, slugOf(i)))

@@ -2,7 +2,9 @@ import { LRUCache } from "lru-cache"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { compileDomain, type CompiledDomain, compileLink, type CompiledLink, compiledLinkBytes } from "../links/compile.ts"
+import type { BusState } from "../../shared/bus/bus.ts"
 import { SlugFilter } from "./slugFilter.ts"
+import { SourceGuard, SourceUnavailable } from "./sourceGuard.ts"
 
 /** A cached "no such link/domain", so scans of random slugs do not reach the database. */
 export const MISSING = Symbol("missing")
@@ -22,10 +24,13 @@ export interface LinkSource {
 /** A domain's slug filter: building (events buffered) or ready, possibly with a rebuild under way. */
 interface FilterState {
   filter: SlugFilter | null
+  /** When the listing it was built from began: it knows every slug created before. */
   builtAt: number
   /** Slugs created while a build runs, added to its result. */
   pending: Array<string>
   building: boolean
+  /** After a failed or abandoned build, no new one before this (the database may be down). */
+  retryAt: number
   /** A reset while building makes this build's result unusable. */
   generation: number
 }
@@ -34,6 +39,12 @@ export interface CacheOptions {
   readonly maxLinks: number
   readonly maxBytes: number
   readonly ttlMs: number
+  /** A link or domain query with no answer after this long fails (default 2 s). */
+  readonly loadTimeoutMs?: number
+  /** Queries waiting for an answer past which more fail at once (default 256). */
+  readonly maxOutstandingLoads?: number
+  /** A slug listing for a filter not done after this long is abandoned (default 30 s). */
+  readonly filterBuildTimeoutMs?: number
 }
 
 interface Inflight<T> {
@@ -50,6 +61,11 @@ const MISSING_BYTES = 64
  * The engine's view of links and domains: an LRU bounded by entries and bytes, with a TTL as the
  * backstop for missed events. A hit is synchronous; misses on the same key share one query.
  * Change events from the bus update or drop entries.
+ *
+ * An expired entry is not served while the database answers, but it is kept (until the LRU
+ * evicts it) as the last known answer: when a reload fails, it is served instead (stale-if-error)
+ * and kept live for a few seconds, so the failing database is not asked on every visit; while
+ * the database is failing, visitors with a last known answer do not wait for the reload at all.
  */
 export class LinkCache {
   private readonly links: LRUCache<string, LinkEntry>
@@ -58,22 +74,45 @@ export class LinkCache {
   private readonly inflightDomains = new Map<string, Inflight<DomainEntry>>()
   private readonly filters = new Map<string, FilterState>()
   private generation = 0
+  private readonly guard: SourceGuard
   /** Database queries made, for the benchmarks and tests that show coalescing. */
   queries = 0
   /** Lookups answered "no such slug" by a domain filter, without the database. */
   filtered = 0
+  /** Lookups the database failed (or was failing) for, answered with the last known entry instead. */
+  staleAnswers = 0
 
+  private readonly ttlMs: number
   private readonly filterMaxAgeMs: number
+  private readonly filterBuildTimeoutMs: number
+  /** How long an answer kept after a failed load is served before the database is asked again. */
+  private readonly retryMs: number
+  /** Null while bus events arrive; else since when they may have been missed. */
+  private busLostAt: number | null = null
+  /**
+   * The LRUs' clock. reset() moves it on by a TTL, which expires every entry at once while
+   * keeping it as a last known answer (clear() would drop those too).
+   */
+  private clockOffset = 0
 
   constructor(private readonly source: LinkSource, options: CacheOptions) {
+    this.ttlMs = options.ttlMs
     this.filterMaxAgeMs = options.ttlMs * 10
+    this.filterBuildTimeoutMs = options.filterBuildTimeoutMs ?? 30_000
+    this.retryMs = Math.min(options.ttlMs, 5_000)
+    this.guard = new SourceGuard({ timeoutMs: options.loadTimeoutMs ?? 2_000, maxOutstanding: options.maxOutstandingLoads ?? 256 })
+    // ttlResolution 0: every staleness check reads the clock, so a reset takes effect at once.
+    const clock = { now: () => performance.now() + this.clockOffset }
     this.links = new LRUCache<string, LinkEntry>({
       max: options.maxLinks,
       maxSize: options.maxBytes,
       sizeCalculation: (entry, key) => (entry === MISSING ? MISSING_BYTES : compiledLinkBytes(entry)) + key.length,
-      ttl: options.ttlMs
+      ttl: options.ttlMs,
+      ttlResolution: 0,
+      perf: clock,
+      noDeleteOnStaleGet: true
     })
-    this.domains = new LRUCache<string, DomainEntry>({ max: 100_000, ttl: options.ttlMs })
+    this.domains = new LRUCache<string, DomainEntry>({ max: 100_000, ttl: options.ttlMs, ttlResolution: 0, perf: clock, noDeleteOnStaleGet: true })
   }
 
   /** The cached link, MISSING when known not to exist, undefined when not cached. */
@@ -88,40 +127,64 @@ export class LinkCache {
   /**
    * False when the domain's slug filter proves the slug does not exist; undefined when there is
    * no ready filter (it is then built in the background for the next requests).
+   *
+   * A filter knows what its listing read plus the creates the bus reported since. While the bus
+   * is disconnected that knowledge ages: a "no" is trusted only while it is at most a TTL old, and
+   * the filter is rebuilt from the database every half TTL so one stays usable.
    */
   mayExist(host: string, slug: string): boolean | undefined {
     let state = this.filters.get(host)
     if (state === undefined) {
-      state = { filter: null, builtAt: 0, pending: [], building: false, generation: this.generation }
+      state = { filter: null, builtAt: 0, pending: [], building: false, retryAt: 0, generation: this.generation }
       this.filters.set(host, state)
     }
-    // Rebuilt in the background after a while, so even a missed event is corrected in bounded time.
-    if (!state.building && (state.filter === null || Date.now() - state.builtAt > this.filterMaxAgeMs)) this.buildFilter(host, state)
-    if (state.filter === null) return undefined
+    const now = Date.now()
+    const lostAt = this.busLostAt
+    const knownAt = lostAt === null ? now : Math.max(state.builtAt, lostAt)
+    // Connected, rebuilt after a while anyway, so even a missed event is corrected in bounded time.
+    const due = lostAt === null ? now - state.builtAt > this.filterMaxAgeMs : now - knownAt > this.ttlMs / 2
+    if (!state.building && now >= state.retryAt && (state.filter === null || due)) this.buildFilter(host, state, now)
+    if (state.filter === null || now - knownAt > this.ttlMs) return undefined
     if (state.filter.mayContain(slug)) return true
     this.filtered++
     return false
   }
 
-  private buildFilter(host: string, state: FilterState): void {
+  private buildFilter(host: string, state: FilterState, startedAt: number): void {
     const list = this.source.slugs
     if (list === undefined) return
     state.building = true
     state.pending = []
+    let abandoned = false
+    const giveUp = () => {
+      state.retryAt = Date.now() + this.retryMs
+    }
+    // A listing that hangs must not stop every later rebuild: this one's result is then ignored.
+    const timer = setTimeout(() => {
+      abandoned = true
+      state.building = false
+      giveUp()
+    }, this.filterBuildTimeoutMs)
     void (async () => {
       const slugs: Array<string> = []
-      for await (const chunk of list(host)) for (const slug of chunk) slugs.push(slug)
-      if (state.generation !== this.generation || this.filters.get(host) !== state) return
+      for await (const chunk of list(host)) {
+        if (abandoned) return
+        for (const slug of chunk) slugs.push(slug)
+      }
+      if (abandoned || state.generation !== this.generation || this.filters.get(host) !== state) return
       const filter = SlugFilter.forCount(slugs.length + state.pending.length)
       for (const slug of slugs) filter.add(slug)
       for (const slug of state.pending) filter.add(slug)
       state.pending = []
       state.filter = filter
-      state.builtAt = Date.now()
+      state.builtAt = startedAt
     })().catch(() => {
-      // No new filter this time: the old one (if any) stays; lookups it cannot answer go to the database.
+      // No new filter this time: the old one (if any) stays while it may be trusted; lookups it
+      // cannot answer go to the database.
+      giveUp()
     }).finally(() => {
-      state.building = false
+      clearTimeout(timer)
+      if (!abandoned) state.building = false
     })
   }
 
@@ -135,23 +198,37 @@ export class LinkCache {
     }
   }
 
+  /** Rejects with SourceUnavailable when the database fails and there is no last known answer. */
   loadDomain(host: string): Promise<DomainEntry> {
     return this.load(this.inflightDomains, this.domains, host, async () => {
-      this.queries++
-      const record = await this.source.domain(host)
+      const record = await this.guard.run(() => {
+        this.queries++
+        return this.source.domain(host)
+      })
       return record === null ? MISSING : compileDomain(record)
     })
   }
 
+  /**
+   * Rejects with SourceUnavailable when the database fails and there is no last known answer
+   * (an entry, or the domain's slug filter saying "no" even when too old to be trusted otherwise).
+   */
   loadLink(host: string, slug: string): Promise<LinkEntry> {
     return this.load(this.inflightLinks, this.links, linkKey(host, slug), async () => {
       if (this.source.links !== undefined) {
         const record = await this.batched(host, slug)
         return record === null ? MISSING : compileLink(record, this.intern)
       }
-      this.queries++
-      const record = await this.source.link(host, slug)
+      const record = await this.guard.run(() => {
+        this.queries++
+        return this.source.link(host, slug)
+      })
       return record === null ? MISSING : compileLink(record, this.intern)
+    }).catch((error: unknown) => {
+      const filter = this.filters.get(host)?.filter ?? null
+      if (!(error instanceof SourceUnavailable) || filter === null || filter.mayContain(slug)) throw error
+      this.staleAnswers++
+      return MISSING
     })
   }
 
@@ -170,8 +247,10 @@ export class LinkCache {
     this.batch = []
     for (let start = 0; start < waiting.length; start += MAX_BATCH) {
       const chunk = waiting.slice(start, start + MAX_BATCH)
-      this.queries++
-      this.source.links!(chunk).then(
+      this.guard.run(() => {
+        this.queries++
+        return this.source.links!(chunk)
+      }).then(
         (found) => {
           for (const w of chunk) w.resolve(found.get(linkKey(w.host, w.slug)) ?? null)
         },
@@ -183,24 +262,40 @@ export class LinkCache {
   }
 
   private load<T>(inflight: Map<string, Inflight<T>>, cache: LRUCache<string, T & {}>, key: string, query: () => Promise<T>): Promise<T> {
-    const pending = inflight.get(key)
-    if (pending !== undefined) return pending.promise
-    const entry: Inflight<T> = {
-      stale: false,
-      promise: query().then(
-        (value) => {
-          if (inflight.get(key) === entry) inflight.delete(key)
-          if (!entry.stale) cache.set(key, value as T & {})
-          return value
-        },
-        (error) => {
-          if (inflight.get(key) === entry) inflight.delete(key)
-          throw error
-        }
-      )
+    let pending = inflight.get(key)
+    if (pending === undefined) {
+      const entry: Inflight<T> = {
+        stale: false,
+        promise: query().then(
+          (value) => {
+            if (inflight.get(key) === entry) inflight.delete(key)
+            if (!entry.stale) cache.set(key, value as T & {})
+            return value
+          },
+          (error) => {
+            if (inflight.get(key) === entry) inflight.delete(key)
+            const last = cache.peek(key, { allowStale: true })
+            if (last === undefined) throw error
+            this.staleAnswers++
+            if (!entry.stale && !cache.has(key)) cache.set(key, last, { ttl: this.retryMs })
+            return last
+          }
+        )
+      }
+      inflight.set(key, entry)
+      pending = entry
     }
-    inflight.set(key, entry)
-    return entry.promise
+    // While the database is failing, a visitor with a last known answer gets it at once; the
+    // query goes on in the background and refreshes the entry if it succeeds.
+    if (this.guard.down) {
+      const last = cache.peek(key, { allowStale: true })
+      if (last !== undefined) {
+        pending.promise.catch(() => {})
+        this.staleAnswers++
+        return Promise.resolve(last)
+      }
+    }
+    return pending.promise
   }
 
   /** Applies one change event from the bus. */
@@ -212,24 +307,38 @@ export class LinkCache {
         this.noteSlug(event.link.host, event.link.slug)
         // Only links someone asked for are kept: an update refreshes them, and a create replaces
         // the negative entry left by a visitor who tried the slug first.
-        if (this.links.has(key)) this.links.set(key, compileLink(event.link, this.intern))
+        replace(this.links, key, () => compileLink(event.link, this.intern))
         return
       }
       case "link.deleted": {
         const key = linkKey(event.host, event.slug)
         this.markStale(this.inflightLinks, key)
-        if (this.links.has(key)) this.links.set(key, MISSING)
+        replace<LinkEntry>(this.links, key, () => MISSING)
         return
       }
       case "domain.upserted":
         this.markStale(this.inflightDomains, event.domain.host)
-        if (this.domains.has(event.domain.host)) this.domains.set(event.domain.host, compileDomain(event.domain))
+        replace(this.domains, event.domain.host, () => compileDomain(event.domain))
         return
       case "domain.deleted":
         this.markStale(this.inflightDomains, event.host)
-        if (this.domains.has(event.host)) this.domains.set(event.host, MISSING)
+        replace<DomainEntry>(this.domains, event.host, () => MISSING)
         return
     }
+  }
+
+  /** The bus's connection state: while disconnected, what was derived from it ages (see mayExist). */
+  setBusState(state: BusState): void {
+    this.busLostAt = state.connected ? null : Math.min(state.since, Date.now())
+  }
+
+  get busConnected(): boolean {
+    return this.busLostAt === null
+  }
+
+  /** Database calls that failed or timed out. */
+  get sourceFailures(): number {
+    return this.guard.failures
   }
 
   /** A load under way may predate the event: it is not cached, and later requests query anew. */
@@ -252,14 +361,17 @@ export class LinkCache {
     return text
   }
 
-  /** After a bus reconnect events may have been missed: forget everything. */
+  /**
+   * After a bus reconnect events may have been missed: every entry expires (each is reloaded on
+   * its next visit, and stays only as a last known answer for a database outage), and the slug
+   * filters are dropped and rebuilt.
+   */
   reset(): void {
     for (const pending of this.inflightLinks.values()) pending.stale = true
     for (const pending of this.inflightDomains.values()) pending.stale = true
     this.inflightLinks.clear()
     this.inflightDomains.clear()
-    this.links.clear()
-    this.domains.clear()
+    this.clockOffset += this.ttlMs + 1
     this.generation++
     this.filters.clear()
   }
@@ -267,4 +379,14 @@ export class LinkCache {
   get size(): { links: number; domains: number; bytes: number; filters: number } {
     return { links: this.links.size, domains: this.domains.size, bytes: this.links.calculatedSize, filters: this.filters.size }
   }
+}
+
+/**
+ * An event's value replaces a cached entry: a live one stays live (the event is newer than any
+ * load), an expired one stays expired (the next visitor reloads it) but a database outage then
+ * serves the event's value rather than an older one. Keys nobody asked for are not added.
+ */
+const replace = <V extends {}>(cache: LRUCache<string, V>, key: string, value: () => V): void => {
+  if (cache.has(key)) cache.set(key, value())
+  else if (cache.peek(key, { allowStale: true }) !== undefined) cache.set(key, value(), { noUpdateTTL: true })
 }

@@ -3,6 +3,7 @@ import uWS from "uWebSockets.js"
 import { forwardedClient } from "../../shared/http/forwarded.ts"
 import { SLUG_PATTERN as SLUG } from "../../shared/links/slug.ts"
 import { type LinkCache, MISSING } from "../cache/linkCache.ts"
+import { SourceUnavailable } from "../cache/sourceGuard.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { CompiledDomain, CompiledLink } from "../links/compile.ts"
 import type { GeoLookup } from "../geo/geo.ts"
@@ -16,7 +17,8 @@ import {
   notFoundPage,
   openGraphPage,
   passwordPage,
-  payloadTooLargePage
+  payloadTooLargePage,
+  unavailablePage
 } from "../pages/html.ts"
 import { HANDOFF_PAGE_HEADERS, type Headers, PAGE_HEADERS, REDIRECT_REFERRER_POLICY } from "../pages/securityHeaders.ts"
 import { AttemptLimiter, cookieName, readCookie, signUnlock, UNLOCK_TTL_SECONDS, verifyUnlock } from "../password/unlock.ts"
@@ -263,8 +265,10 @@ export const startEngineServer = async (options: EngineServerOptions) => {
         }
       })
       .catch((error) => {
-        console.error("engine request failed", error)
-        if (!aborted) answerFailure(res, head)
+        // The database is down or hangs and there is no earlier answer (the cache logs the outage).
+        const unavailable = error instanceof SourceUnavailable
+        if (!unavailable) console.error("engine request failed", error)
+        if (!aborted) answerFailure(res, head, unavailable ? 503 : 500)
       })
       .finally(() => {
         inflight--
@@ -273,11 +277,12 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   }
 
   /** A failure of ours (never a visitor's input): the generic page, if the response can still say anything. */
-  const answerFailure = (res: uWS.HttpResponse, head: boolean) => {
+  const answerFailure = (res: uWS.HttpResponse, head: boolean, status: 500 | 503 = 500) => {
     try {
       res.cork(() => {
         res.resume()
-        page(res, head, 500, errorPage())
+        if (status === 503) page(res, head, 503, unavailablePage(), [["retry-after", "5"]])
+        else page(res, head, 500, errorPage())
       })
     } catch {
       // The response had already been ended (the failure came after it): nothing more to say on it.

@@ -23,6 +23,10 @@ const layout = (title: string, body: string, head = ""): string => `<!doctype ht
 export const notFoundPage = (): string =>
   layout("Link not found", "<h1>Link not found</h1><p>This short link does not exist.</p>")
 
+/** The database could not be reached and this engine has no earlier answer for the link. */
+export const unavailablePage = (): string =>
+  layout("Temporarily unavailable", "<h1>Temporarily unavailable</h1><p>This short link cannot be followed right now. Please try again in a moment.</p>")
+
 export const expiredPage = (): string =>
   layout("Link expired", "<h1>This link has expired</h1><p>The short link you followed is no longer active.</p>")
 

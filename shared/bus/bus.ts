@@ -1,6 +1,13 @@
 import type { ChangeEvent } from "./events.ts"
 
 /**
+ * Whether events are reaching this process. While disconnected, `since` is the last moment the
+ * bus is known to have delivered everything published (an estimate on the safe side: it may be
+ * earlier than the real loss, never later), so a subscriber can bound how old its knowledge is.
+ */
+export type BusState = { readonly connected: true } | { readonly connected: false; readonly since: number }
+
+/**
  * The change bus between control and the engines. Two implementations: NATS when NATS_URL is
  * set (several processes, every engine receives every event) and in-process for the embedded
  * default.
@@ -10,13 +17,16 @@ export interface Bus {
   readonly publish: (events: ReadonlyArray<ChangeEvent>) => Promise<void>
   /**
    * Delivers every event published from now on. `onReset` is called when events may have been
-   * missed (a reconnect), so the subscriber drops what it derived from earlier ones.
+   * missed (every reconnect, whether or not the disconnect was noticed), so the subscriber drops
+   * what it derived from earlier ones.
    */
   readonly subscribe: (onEvent: (event: ChangeEvent) => void, onReset: () => void) => () => void
+  /** Connection changes, in order; a reconnect calls the subscribers' `onReset` before `connected`. */
+  readonly onState: (listener: (state: BusState) => void) => () => void
   readonly close: () => Promise<void>
 }
 
-/** In-process bus: synchronous fan-out to the subscribers of this process. */
+/** In-process bus: synchronous fan-out to the subscribers of this process; it never disconnects. */
 export const memoryBus = (): Bus => {
   const subscribers = new Set<(event: ChangeEvent) => void>()
   return {
@@ -27,6 +37,26 @@ export const memoryBus = (): Bus => {
       subscribers.add(onEvent)
       return () => subscribers.delete(onEvent)
     },
+    onState: () => () => {},
     close: async () => subscribers.clear()
+  }
+}
+
+/**
+ * No bus at all, for an engine run alone without NATS_URL: it hears of no change, so it is
+ * disconnected from the start and its cache relies on the TTL alone (slug filters included).
+ */
+export const detachedBus = (): Bus => {
+  const since = Date.now()
+  return {
+    publish: async () => {
+      throw new Error("this process has no change bus (NATS_URL is not set)")
+    },
+    subscribe: () => () => {},
+    onState: (listener) => {
+      listener({ connected: false, since })
+      return () => {}
+    },
+    close: async () => {}
   }
 }

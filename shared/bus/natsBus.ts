@@ -1,31 +1,62 @@
 import { Packr } from "msgpackr"
-import { connect, type NatsConnection } from "nats"
-import type { Bus } from "./bus.ts"
+import { connect, Events, type NatsConnection } from "nats"
+import type { Bus, BusState } from "./bus.ts"
 import { type ChangeEvent, subjectOf } from "./events.ts"
 
 const SUBJECT_ALL = "ricochet.changes.>"
 const packr = new Packr({ useRecords: false })
+/** Unanswered pings before the client gives up on a connection and reconnects. */
+const MAX_PINGS_OUT = 2
 
 export const encodeEvent = (event: ChangeEvent): Uint8Array => packr.pack(event)
 export const decodeEvent = (bytes: Uint8Array): ChangeEvent => packr.unpack(bytes) as ChangeEvent
 
 /**
- * NATS core pub/sub: every engine subscribed receives every event. Events published while an
- * engine is disconnected are lost to it, which is why a reconnect resets its cache.
+ * How often to ping the server so that a dead one (its TCP connection still open, nothing
+ * arriving) is noticed well within the engines' cache TTL: the client gives up after
+ * MAX_PINGS_OUT unanswered pings, so within three intervals, a quarter of the TTL.
  */
-export const natsBus = async (url: string, name: string): Promise<Bus> => {
+export const pingIntervalFor = (cacheTtlMs: number): number => Math.min(5_000, Math.max(100, Math.floor(cacheTtlMs / 12)))
+
+export interface NatsBusOptions {
+  /** See pingIntervalFor; nats.js's default (2 minutes) notices a frozen server after 6. */
+  readonly pingIntervalMs: number
+}
+
+/**
+ * NATS core pub/sub: every engine subscribed receives every event. Events published while an
+ * engine is disconnected are lost to it, which is why every reconnect resets its cache (whether
+ * or not the disconnect was noticed first), and why it is told when the connection is lost.
+ */
+export const natsBus = async (url: string, name: string, options: NatsBusOptions): Promise<Bus> => {
   const nc: NatsConnection = await connect({
     servers: url,
     name,
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
-    waitOnFirstConnect: true
+    waitOnFirstConnect: true,
+    pingInterval: options.pingIntervalMs,
+    maxPingOut: MAX_PINGS_OUT
   })
   const resetListeners = new Set<() => void>()
+  const stateListeners = new Set<(state: BusState) => void>()
+  const tell = (state: BusState) => {
+    for (const listener of stateListeners) listener(state)
+  }
+  let connected = true
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === "reconnect") for (const reset of resetListeners) reset()
+      if (status.type === Events.Disconnect && connected) {
+        connected = false
+        // Noticed at once when the socket closes; a frozen server only after the unanswered
+        // pings, so events may have stopped up to that long (and a timer's lateness) before.
+        tell({ connected: false, since: Date.now() - (MAX_PINGS_OUT + 2) * options.pingIntervalMs })
+      } else if (status.type === Events.Reconnect) {
+        for (const reset of resetListeners) reset()
+        connected = true
+        tell({ connected: true })
+      }
     }
   })()
   return {
@@ -50,6 +81,10 @@ export const natsBus = async (url: string, name: string): Promise<Bus> => {
         resetListeners.delete(onReset)
         subscription.unsubscribe()
       }
+    },
+    onState: (listener) => {
+      stateListeners.add(listener)
+      return () => stateListeners.delete(listener)
     },
     close: async () => {
       await nc.drain().catch(() => nc.close())

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { type CacheOptions, LinkCache, type LinkSource, MISSING } from "../../engine/cache/linkCache.ts"
+import { SourceUnavailable } from "../../engine/cache/sourceGuard.ts"
 import type { CompiledDomain, CompiledLink } from "../../engine/links/compile.ts"
 
 /** The engine's link/domain cache against a fake source that counts and can hold its answers. */
@@ -38,9 +39,13 @@ const deferred = <T>(): Deferred<T> => {
   return { promise, resolve, reject }
 }
 
+/** How the fake database behaves: answering, failing every call, or never answering. */
+type Outage = "up" | "fail" | "hang"
+
 /**
  * A LinkSource over maps. Every call is counted per key; with `hold` set, calls wait until the
- * test releases them, so events can be applied while a load is in flight.
+ * test releases them, so events can be applied while a load is in flight. `outage` makes every
+ * call (slug listings too) fail or hang.
  */
 const fakeSource = () => {
   const links = new Map<string, LinkRecord>()
@@ -49,7 +54,11 @@ const fakeSource = () => {
   const domainCalls = new Map<string, number>()
   const held: Array<() => void> = []
   let hold = false
+  let outage: Outage = "up"
+  let lists = 0
   const answer = <T>(value: () => T): Promise<T> => {
+    if (outage === "fail") return Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"))
+    if (outage === "hang") return new Promise<T>(() => {})
     if (!hold) return Promise.resolve().then(value)
     const d = deferred<T>()
     held.push(() => d.resolve(value()))
@@ -67,10 +76,19 @@ const fakeSource = () => {
       domainCalls.set(host, (domainCalls.get(host) ?? 0) + 1)
       const snapshot = domains.get(host) ?? null
       return answer(() => snapshot)
+    },
+    slugs: async function*(host) {
+      lists++
+      const snapshot = [...links.values()].filter((r) => r.host === host).map((r) => r.slug)
+      yield await answer(() => snapshot)
     }
   }
   return {
     source,
+    outage: (mode: Outage) => {
+      outage = mode
+    },
+    lists: () => lists,
     putLink: (r: LinkRecord) => links.set(`${r.host}/${r.slug}`, r),
     dropLink: (host: string, slug: string) => links.delete(`${host}/${slug}`),
     putDomain: (r: DomainRecord) => domains.set(r.host, r),
@@ -292,7 +310,7 @@ describe("change events", () => {
 })
 
 describe("reset()", () => {
-  it("clears links, negative entries and domains", async () => {
+  it("expires links, negative entries and domains at once", async () => {
     const { fake, cache } = setup()
     fake.putLink(linkRecord("abc"))
     fake.putDomain(domainRecord(HOST))
@@ -304,7 +322,20 @@ describe("reset()", () => {
     expect(cache.peekLink(HOST, "nope")).toBeUndefined()
     expect(cache.peekDomain(HOST)).toBeUndefined()
     expect(cache.peekDomain("x.example")).toBeUndefined()
-    expect(cache.size).toEqual({ links: 0, domains: 0, bytes: 0, filters: 0 })
+    // Kept, bounded by the LRU, only as last known answers for a database outage.
+    expect(cache.size).toMatchObject({ links: 2, domains: 2, filters: 0 })
+  })
+
+  it("reloads every entry on its next visit", async () => {
+    const { fake, cache } = setup()
+    fake.putLink(linkRecord("abc", "https://example.com/old"))
+    await cache.loadLink(HOST, "abc")
+    // Changed while the bus was away: no event reached this engine.
+    fake.putLink(linkRecord("abc", "https://example.com/new"))
+    cache.reset()
+    expect(urlOf(await cache.loadLink(HOST, "abc"))).toBe("https://example.com/new")
+    expect(urlOf(cache.peekLink(HOST, "abc"))).toBe("https://example.com/new")
+    expect(fake.linkCalls("abc")).toBe(2)
   })
 })
 
@@ -428,5 +459,221 @@ describe("TTL and bounds", () => {
     expect(cache.size.bytes).toBeLessThanOrEqual(4_000)
     expect(cache.size.links).toBeLessThan(50)
     expect(urlOf(cache.peekLink(HOST, "s49"))).toBe(`https://example.com/${"x".repeat(200)}/49`)
+  })
+})
+
+describe("stale-if-error: the last known answer while the database cannot answer", () => {
+  type Cached = (ctx: ReturnType<typeof setup>) => Promise<void>
+  const expiredLink: Cached = async ({ fake, cache }) => {
+    fake.putLink(linkRecord("abc", "https://example.com/old"))
+    await cache.loadLink(HOST, "abc")
+    await sleep(200)
+  }
+  const rows: ReadonlyArray<readonly [name: string, cached: Cached, outage: Outage, load: (cache: LinkCache) => Promise<unknown>, answer: string]> = [
+    ["an expired link, database refusing", expiredLink, "fail", (c) => c.loadLink(HOST, "abc").then(urlOf), "https://example.com/old"],
+    ["an expired link, database hanging", expiredLink, "hang", (c) => c.loadLink(HOST, "abc").then(urlOf), "https://example.com/old"],
+    ["an expired negative entry", async ({ cache }) => {
+      await cache.loadLink(HOST, "nope")
+      await sleep(200)
+    }, "fail", (c) => c.loadLink(HOST, "nope").then(urlOf), "MISSING"],
+    ["an expired domain, database hanging", async ({ fake, cache }) => {
+      fake.putDomain(domainRecord(HOST))
+      await cache.loadDomain(HOST)
+      await sleep(200)
+    }, "hang", (c) => c.loadDomain(HOST).then(statusOf), "verified"],
+    ["a link expired by a bus reset", async ({ fake, cache }) => {
+      fake.putLink(linkRecord("abc", "https://example.com/old"))
+      await cache.loadLink(HOST, "abc")
+      cache.reset()
+    }, "fail", (c) => c.loadLink(HOST, "abc").then(urlOf), "https://example.com/old"],
+    ["an expired link an event changed since: the event's value", async (ctx) => {
+      await expiredLink(ctx)
+      ctx.cache.apply({ type: "link.upserted", link: linkRecord("abc", "https://example.com/from-event") })
+      expect(ctx.cache.peekLink(HOST, "abc")).toBeUndefined() // still expired: reloaded while the database answers
+    }, "fail", (c) => c.loadLink(HOST, "abc").then(urlOf), "https://example.com/from-event"],
+    ["an expired link deleted since: gone", async (ctx) => {
+      await expiredLink(ctx)
+      ctx.cache.apply({ type: "link.deleted", id: "lnk_abc", host: HOST, slug: "abc" })
+    }, "hang", (c) => c.loadLink(HOST, "abc").then(urlOf), "MISSING"]
+  ]
+  it.each(rows)("%s", async (_name, cached, outage, load, answer) => {
+    const ctx = setup({ ttlMs: 100, loadTimeoutMs: 150 })
+    await cached(ctx)
+    ctx.fake.outage(outage)
+    const started = Date.now()
+    expect(await load(ctx.cache)).toBe(answer)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(ctx.cache.staleAnswers).toBe(1)
+    expect(ctx.cache.sourceFailures).toBe(1)
+  })
+
+  it.each(["fail", "hang"] as const)("with no earlier answer, a database that does %s gives SourceUnavailable (never MISSING), within the timeout", async (outage) => {
+    const { fake, cache } = setup({ loadTimeoutMs: 150 })
+    fake.putLink(linkRecord("abc"))
+    fake.outage(outage)
+    const started = Date.now()
+    await expect(cache.loadLink(HOST, "abc")).rejects.toBeInstanceOf(SourceUnavailable)
+    await expect(cache.loadDomain(HOST)).rejects.toBeInstanceOf(SourceUnavailable)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(cache.peekLink(HOST, "abc")).toBeUndefined()
+  })
+
+  it("with no entry, a slug filter's 'no' is the last known answer, even when too old to be trusted otherwise", async () => {
+    const { fake, cache } = setup({ ttlMs: 100, loadTimeoutMs: 150 })
+    fake.putLink(linkRecord("old"))
+    cache.mayExist(HOST, "x")
+    await sleep(10)
+    cache.setBusState({ connected: false, since: Date.now() })
+    fake.outage("fail")
+    await sleep(150)
+    expect(cache.mayExist(HOST, "unknown")).toBeUndefined() // not trusted for a plain lookup any more
+    expect(await cache.loadLink(HOST, "unknown")).toBe(MISSING)
+    await expect(cache.loadLink(HOST, "old")).rejects.toBeInstanceOf(SourceUnavailable)
+    expect(cache.staleAnswers).toBe(1)
+  })
+
+  it("the same for batched loads", async () => {
+    let down = true
+    const cache = new LinkCache({
+      link: async () => null,
+      links: async (keys) => {
+        if (down) throw new Error("connection terminated")
+        return new Map(keys.map((k) => [`${k.host}\n${k.slug}`, linkRecord(k.slug, "https://example.com/new")]))
+      },
+      domain: async () => null
+    }, { ...OPTIONS, ttlMs: 100 })
+    down = false
+    await cache.loadLink(HOST, "abc")
+    await sleep(200)
+    down = true
+    const [known, unknown] = await Promise.allSettled([cache.loadLink(HOST, "abc"), cache.loadLink(HOST, "xyz")])
+    expect(known.status === "fulfilled" && urlOf(known.value)).toBe("https://example.com/new")
+    expect(unknown.status === "rejected" && unknown.reason).toBeInstanceOf(SourceUnavailable)
+  })
+
+  it("after a failed reload the old answer is served from memory for a while, then the database is asked again", async () => {
+    const { fake, cache } = setup({ ttlMs: 150 })
+    fake.putLink(linkRecord("abc", "https://example.com/old"))
+    await cache.loadLink(HOST, "abc")
+    await sleep(250)
+    fake.outage("fail")
+    await cache.loadLink(HOST, "abc")
+    // The hot path (synchronous) has it again: visitors do not each wait on the database.
+    expect(urlOf(cache.peekLink(HOST, "abc"))).toBe("https://example.com/old")
+    fake.outage("up")
+    fake.putLink(linkRecord("abc", "https://example.com/new"))
+    await sleep(250)
+    expect(cache.peekLink(HOST, "abc")).toBeUndefined()
+    // No query has succeeded since the failure: this visitor still gets the old answer at once,
+    // and the query made for it refreshes the entry for the next.
+    expect(urlOf(await cache.loadLink(HOST, "abc"))).toBe("https://example.com/old")
+    await sleep(10)
+    expect(urlOf(cache.peekLink(HOST, "abc"))).toBe("https://example.com/new")
+    expect(fake.linkCalls("abc")).toBe(3)
+  })
+
+  it("while the database is failing, an expired entry is answered at once, not after the timeout", async () => {
+    const { fake, cache } = setup({ ttlMs: 100, loadTimeoutMs: 300 })
+    for (const slug of ["a", "b", "c"]) fake.putLink(linkRecord(slug, `https://example.com/${slug}-old`))
+    await Promise.all(["a", "b", "c"].map((slug) => cache.loadLink(HOST, slug)))
+    await sleep(200)
+    fake.outage("hang")
+    let started = Date.now()
+    expect(urlOf(await cache.loadLink(HOST, "a"))).toBe("https://example.com/a-old")
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250) // the first one finds out
+    started = Date.now()
+    expect(urlOf(await cache.loadLink(HOST, "b"))).toBe("https://example.com/b-old")
+    expect(Date.now() - started).toBeLessThan(100)
+    expect(fake.linkCalls("b")).toBe(2) // asked again in the background
+    // Once a query succeeds, expired entries wait for their reload again.
+    fake.outage("up")
+    fake.putLink(linkRecord("c", "https://example.com/c-new"))
+    await cache.loadLink(HOST, "other")
+    expect(urlOf(await cache.loadLink(HOST, "c"))).toBe("https://example.com/c-new")
+  })
+
+  it("calls left hanging are bounded: past maxOutstandingLoads, loads fail at once without a query", async () => {
+    const { fake, cache } = setup({ loadTimeoutMs: 100, maxOutstandingLoads: 2 })
+    fake.outage("hang")
+    const first = [cache.loadLink(HOST, "a"), cache.loadLink(HOST, "b")].map((p) => p.catch((e) => e))
+    const started = Date.now()
+    await expect(cache.loadLink(HOST, "c")).rejects.toBeInstanceOf(SourceUnavailable)
+    expect(Date.now() - started).toBeLessThan(50)
+    expect(fake.linkCalls("c")).toBe(0)
+    for (const error of await Promise.all(first)) expect(error).toBeInstanceOf(SourceUnavailable)
+    // The timed-out queries still hang, so they still count.
+    await expect(cache.loadLink(HOST, "d")).rejects.toBeInstanceOf(SourceUnavailable)
+    expect(fake.linkCalls("d")).toBe(0)
+  })
+})
+
+describe("slug filters while the bus is disconnected", () => {
+  const TTL = 300
+  /** A cache whose filter for HOST is built (knowing "old"), then a link created behind the bus's back. */
+  const filterBuilt = async () => {
+    const ctx = setup({ ttlMs: TTL, filterBuildTimeoutMs: 100 })
+    ctx.fake.putLink(linkRecord("old"))
+    ctx.cache.mayExist(HOST, "x")
+    await sleep(10)
+    expect(ctx.cache.mayExist(HOST, "new")).toBe(false)
+    ctx.fake.putLink(linkRecord("new"))
+    return ctx
+  }
+  type Answer = boolean | undefined
+  /**
+   * filterAgeMs: how long before the disconnect report the filter was built; lostAgoMs: how long
+   * before the report events stopped (null: still connected); afterMs: when the slug is asked.
+   */
+  const rows: ReadonlyArray<readonly [name: string, filterAgeMs: number, lostAgoMs: number | null, outage: Outage, afterMs: number, answer: Answer]> = [
+    ["connected: a 'no' stays trusted (events tell the filter of every create)", 0, null, "up", TTL + 100, false],
+    ["disconnected: a 'no' is trusted within half a TTL", 0, 0, "fail", 50, false],
+    ["disconnected, database down: no opinion once a TTL has passed", 0, 0, "fail", TTL + 100, undefined],
+    ["disconnected, database hanging: no opinion once a TTL has passed", 0, 0, "hang", TTL + 100, undefined],
+    ["disconnected, database up: rebuilt from the database, it knows the new slug", 0, 0, "up", TTL / 2 + 50, true],
+    ["disconnect noticed late (events lost a TTL ago): no opinion at once", TTL + 20, TTL + 10, "fail", 0, undefined],
+    ["disconnect noticed late, filter listed after the loss: still trusted", 0, TTL + 10, "fail", 0, false]
+  ]
+  it.each(rows)("%s", async (_name, filterAgeMs, lostAgoMs, outage, afterMs, answer) => {
+    const { fake, cache } = await filterBuilt()
+    fake.outage(outage)
+    await sleep(filterAgeMs)
+    if (lostAgoMs !== null) cache.setBusState({ connected: false, since: Date.now() - lostAgoMs })
+    expect(cache.busConnected).toBe(lostAgoMs === null)
+    await sleep(afterMs)
+    cache.mayExist(HOST, "new") // a visit starts any rebuild that is due
+    await sleep(20)
+    expect(cache.mayExist(HOST, "new")).toBe(answer)
+  })
+
+  it("a listing that hangs is abandoned and tried again later", async () => {
+    const { fake, cache } = setup({ ttlMs: 200, filterBuildTimeoutMs: 50 })
+    fake.putLink(linkRecord("old"))
+    fake.outage("hang")
+    expect(cache.mayExist(HOST, "x")).toBeUndefined()
+    fake.outage("up")
+    await sleep(100) // abandoned after 50 ms; no new attempt within the retry delay (the TTL here)
+    expect(cache.mayExist(HOST, "x")).toBeUndefined()
+    expect(fake.lists()).toBe(1)
+    await sleep(200)
+    cache.mayExist(HOST, "x")
+    await sleep(10)
+    expect(cache.mayExist(HOST, "x")).toBe(false)
+    expect(fake.lists()).toBe(2)
+  })
+
+  it("on reconnect: reset drops the filter, connected trusts the rebuilt one again", async () => {
+    const { cache, fake } = await filterBuilt()
+    fake.outage("fail")
+    cache.setBusState({ connected: false, since: Date.now() })
+    await sleep(TTL + 20)
+    expect(cache.mayExist(HOST, "new")).toBeUndefined()
+    fake.outage("up")
+    cache.reset()
+    cache.setBusState({ connected: true })
+    expect(cache.mayExist(HOST, "new")).toBeUndefined() // rebuilding
+    await sleep(10)
+    expect(cache.mayExist(HOST, "new")).toBe(true)
+    expect(cache.mayExist(HOST, "other")).toBe(false)
+    expect(fake.lists()).toBeGreaterThanOrEqual(2)
   })
 })
