@@ -24,10 +24,21 @@ const isIssue = (issue: unknown): boolean => {
     path.every((p) => typeof p === "string" || typeof p === "number") && typeof message === "string" && typeof code === "string"
 }
 
-export const errorBodyProblem = (answer: Answer, options: { readonly rateLimitHeaders?: boolean } = {}): string | undefined => {
+/** Every answer: a JSON content type and, unless told otherwise, the three RateLimit headers. */
+export const headersProblem = (answer: Answer, options: { readonly rateLimitHeaders?: boolean } = {}): string | undefined => {
   if (!/^application\/json\b/.test(answer.headers.get("content-type") ?? "")) {
     return `content-type ${JSON.stringify(answer.headers.get("content-type"))}`
   }
+  if (options.rateLimitHeaders !== false) {
+    const missing = RATE_LIMIT_HEADERS.filter((h) => !/^\d+$/.test(answer.headers.get(h) ?? ""))
+    if (missing.length > 0) return `no ${missing.join(", ")} header`
+  }
+  return undefined
+}
+
+export const errorBodyProblem = (answer: Answer, options: { readonly rateLimitHeaders?: boolean } = {}): string | undefined => {
+  const headers = headersProblem(answer, options)
+  if (headers !== undefined) return headers
   let body: unknown
   try {
     body = JSON.parse(answer.text)
@@ -43,9 +54,5 @@ export const errorBodyProblem = (answer: Answer, options: { readonly rateLimitHe
   if (!(ERROR_CODES as ReadonlyArray<unknown>).includes(code)) return `code ${JSON.stringify(code)}`
   if (typeof message !== "string" || message === "") return `message ${JSON.stringify(message)}`
   if (issues !== undefined && !(Array.isArray(issues) && issues.every(isIssue))) return `issues ${JSON.stringify(issues).slice(0, 300)}`
-  if (options.rateLimitHeaders !== false) {
-    const missing = RATE_LIMIT_HEADERS.filter((h) => answer.headers.get(h) === null)
-    if (missing.length > 0) return `no ${missing.join(", ")} header`
-  }
   return undefined
 }
