@@ -16,11 +16,14 @@ const badRequest = (message: string) => apiError("bad_request", message)
 
 const tooLarge = () => badRequest(`The request body is larger than ${MAX_BODY_BYTES} bytes`)
 
-/** Whether reading failed because the body passed MaxBodySize (a chunked body declares no length). */
+/**
+ * Whether reading failed because the body passed MaxBodySize (a chunked body declares no length):
+ * an HttpServerError whose reason is a RequestParseError of reason "BodyTooLarge".
+ */
 const isTooLarge = (error: unknown): boolean => {
-  for (let cause: any = error, i = 0; cause != null && i < 5; i++) {
-    if (cause._tag === "MaxBytesError") return true
-    cause = cause.reason ?? cause.cause
+  for (let cause: any = error, i = 0; cause !== null && typeof cause === "object" && i < 5; i++) {
+    if (cause.reason === "BodyTooLarge" || cause._tag === "MaxBytesError") return true
+    cause = typeof cause.reason === "object" ? cause.reason : cause.cause
   }
   return false
 }

@@ -147,6 +147,28 @@ describe("hostile input to control", () => {
       await stillServing()
     })
 
+    it("refuses a chunked body (no Content-Length) once it passes 1 MiB", async () => {
+      const chunk = new TextEncoder().encode(`"${"x".repeat(64 * 1024)}",`)
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === 0) controller.enqueue(new TextEncoder().encode('{"url":"https://a.com","tagIds":['))
+          if (sent++ < 48) controller.enqueue(chunk)
+          else controller.close()
+        }
+      })
+      const res = await fetch(`${ctl.baseUrl}/v1/links`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body,
+        duplex: "half"
+      } as RequestInit)
+      const answer = { status: res.status, headers: res.headers, text: await res.text() }
+      expectRefusal({ ...answer, body: JSON.parse(answer.text) }, 400, "bad_request")
+      expect(JSON.parse(answer.text).error.message).toMatch(/larger than 1048576 bytes/)
+      await stillServing()
+    })
+
     it("still takes 250 geo rules in bracket form, and its deepest shapes", async () => {
       const countries = Array.from({ length: 250 }, (_, i) => String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)))
       const rules = countries.map((c, i) => `geoRules[${i}][country]=${c}&geoRules[${i}][url]=${enc(`https://example.com/${c}`)}`).join("&")
