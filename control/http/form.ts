@@ -2,7 +2,7 @@ import type { SchemaAST } from "effect"
 import qs from "qs"
 import { apiError } from "./ApiError.ts"
 import { percentDecode, TextDecodingError } from "./charset.ts"
-import { formLimitMessage, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS } from "./limits.ts"
+import { formLimitMessage, jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS } from "./limits.ts"
 
 /**
  * Form bodies (`x-www-form-urlencoded`, `multipart/form-data`) and query strings as design.md
@@ -62,6 +62,8 @@ const NUMBER = /^-?\d+(\.\d+)?$/
 const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => (ast._tag === "Union" ? ast.types.flatMap(members) : [ast])
 
 const parseJson = (value: string): unknown => {
+  // Held to the bounds of a JSON body; past them the field stays text, which validation refuses.
+  if (jsonShapeProblem(value) !== undefined) return value
   try {
     return JSON.parse(value)
   } catch {

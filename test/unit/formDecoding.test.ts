@@ -123,6 +123,8 @@ describe("coerce guided by LinkCreate", () => {
     ["utm as JSON", { utm: "{\"source\":\"x\"}" }, { utm: { source: "x" } }],
     ["tagIds as JSON", { tagIds: "[\"a\",\"b\"]" }, { tagIds: ["a", "b"] }],
     ["broken JSON stays a string", { geoRules: "[{\"country\":" }, { geoRules: "[{\"country\":" }],
+    ["JSON nested past the body bounds stays a string", { geoRules: `${"[".repeat(7)}${"]".repeat(7)}` }, { geoRules: `${"[".repeat(7)}${"]".repeat(7)}` }],
+    ["JSON at the bounds is parsed", { geoRules: `${"[".repeat(6)}${"]".repeat(6)}` }, { geoRules: [[[[[[]]]]]] }],
     // fields the schema does not know are left alone (and refused by the decoder)
     ["unknown field", { colour: "5" }, { colour: "5" }]
   ])("%s", (_case, input, expected) => {
