@@ -14,7 +14,7 @@ import { apiClient, type ControlHandle, createTestDatabase, removeDir, startCont
 
 /**
  * Property-based fuzz of every /v1 endpoint against a real control process on PostgreSQL
- * (issue 10, "A fault and fuzz suite that stays"): random methods' bodies, query strings, headers,
+ * (issue 10, "A fault and fuzz suite that stays"): random bodies, query strings, headers,
  * content types and charsets, NUL, lone surrogates and bytes that are not UTF-8, deep nesting in
  * JSON and bracket forms, values near the 1 MiB cap and huge key counts.
  *
