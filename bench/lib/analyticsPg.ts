@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs"
 import { rm, stat } from "node:fs/promises"
 import { pipeline } from "node:stream/promises"
 import type { Sql } from "postgres"
-import { type ClickFilter, whereClause } from "../../control/analytics/sql.ts"
+import { type BoundSql, type ClickFilter, SqlParams, whereClause } from "../../control/analytics/sql.ts"
 import type { GroupBy } from "../../control/analytics/schema.ts"
 import { CLICK_COLUMNS, quote } from "../../shared/clicks/parquet.ts"
 
@@ -68,19 +68,21 @@ const KEYS: Partial<Record<GroupBy, readonly [expression: string, name: string]>
 
 /**
  * The same question as analyticsSql asks DuckDB, for the PostgreSQL table: same WHERE clause
- * (whereClause's SQL is standard), same grouping, ordering (binary collation, as DuckDB's) and
+ * (whereClause's SQL is standard, its `$n` parameters numbered as PostgreSQL numbers them), same grouping, ordering (binary collation, as DuckDB's) and
  * output.
  */
-export const postgresSql = (f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): string => {
-  const where = whereClause(f)
-  if (groupBy === "count") return `SELECT ${COUNTS} FROM clicks WHERE ${where}`
+export const postgresSql = (f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): BoundSql => {
+  const p = new SqlParams()
+  const where = whereClause(f, p)
+  const bound = (text: string): BoundSql => ({ text, params: p.values })
+  if (groupBy === "count") return bound(`SELECT ${COUNTS} FROM clicks WHERE ${where}`)
   if (groupBy === "timeseries") {
-    return `SELECT to_char(date_trunc('${bucket}', "timestamp"), 'YYYY-MM-DD"T"HH24:MI:SS".000Z"') AS start, ${COUNTS}
-            FROM clicks WHERE ${where} GROUP BY 1 ORDER BY 1`
+    return bound(`SELECT to_char(date_trunc('${bucket}', "timestamp"), 'YYYY-MM-DD"T"HH24:MI:SS".000Z"') AS start, ${COUNTS}
+            FROM clicks WHERE ${where} GROUP BY 1 ORDER BY 1`)
   }
   const key = KEYS[groupBy]
   if (key === undefined) throw new Error(`no PostgreSQL baseline for groupBy ${groupBy}`)
   const extra = groupBy.startsWith("utm_") ? ` AND ${key[0]} IS NOT NULL` : ""
-  return `SELECT ${key[0]} AS "${key[1]}", ${COUNTS} FROM clicks WHERE ${where}${extra}
-          GROUP BY 1 ORDER BY clicks DESC, ${key[0]} COLLATE "C" ASC NULLS LAST LIMIT ${limit}`
+  return bound(`SELECT ${key[0]} AS "${key[1]}", ${COUNTS} FROM clicks WHERE ${where}${extra}
+          GROUP BY 1 ORDER BY clicks DESC, ${key[0]} COLLATE "C" ASC NULLS LAST LIMIT ${limit}`)
 }

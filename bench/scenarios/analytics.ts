@@ -107,7 +107,8 @@ const listFiles = (_clicksDir: string, fromMs: number, toMs: number) => lister(f
 const askDuckDb = async (duck: DuckDBConnection, clicksDir: string, filter: ClickFilter, q: Question) => {
   const files = await listFiles(clicksDir, filter.fromMs, filter.toMs)
   if (files.length === 0) return { rows: [], files: 0 }
-  const reader = await duck.runAndReadAll(analyticsSql(files, filter, q.groupBy, LIMIT, bucketOf(q)))
+  const { text, params } = analyticsSql(files, filter, q.groupBy, LIMIT, bucketOf(q))
+  const reader = await duck.runAndReadAll(text, [...params])
   return { rows: plain(reader.getRowObjects()), files: files.length }
 }
 
@@ -223,7 +224,8 @@ export default async function run(): Promise<ScenarioResult> {
       const f = filters[topLinksIndex]
       const start = performance.now()
       const files = await listFiles(clicksDir, f.fromMs, f.toMs)
-      await duck.runAndReadAll(recordedLinksSql(files, workspace, topIds))
+      const recorded = recordedLinksSql(files, workspace, topIds)
+      await duck.runAndReadAll(recorded.text, [...recorded.params])
       if (pass > 0) recordedTimes.push(performance.now() - start)
     }
     // The listing alone, per window length.
@@ -271,7 +273,8 @@ export default async function run(): Promise<ScenarioResult> {
           const first = new Date(f.fromMs).toISOString().slice(0, 10)
           const last = new Date(f.toMs).toISOString().slice(0, 10)
           const files = daily.filter((d) => d.day >= first && d.day <= last).map((d) => d.file)
-          const reader = await duck.runAndReadAll(analyticsSql(files, f, q.groupBy, LIMIT, bucketOf(q)))
+          const question = analyticsSql(files, f, q.groupBy, LIMIT, bucketOf(q))
+          const reader = await duck.runAndReadAll(question.text, [...question.params])
           const rows = plain(reader.getRowObjects())
           if (pass > 0) times[i].push(performance.now() - start)
           if (pass === RUNS && sameRows(rows, duckAnswers[i])) agree++
@@ -290,9 +293,9 @@ export default async function run(): Promise<ScenarioResult> {
     const pgAnswers: Array<Array<Record<string, unknown>>> = []
     for (let pass = 0; pass <= PG_RUNS; pass++) {
       for (const [i, q] of QUESTIONS.entries()) {
-        const text = postgresSql(filters[i], q.groupBy, LIMIT, bucketOf(q))
+        const { text, params } = postgresSql(filters[i], q.groupBy, LIMIT, bucketOf(q))
         const start = performance.now()
-        const rows = await sql.unsafe(text)
+        const rows = await sql.unsafe(text, [...params])
         const ms = performance.now() - start
         if (pass > 0) pgTimes[i].push(ms)
         pgAnswers[i] = plain(rows as unknown as Array<Record<string, unknown>>)

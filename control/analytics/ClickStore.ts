@@ -12,7 +12,8 @@ export class ClickStore extends Context.Service<ClickStore, {
   readonly clicksDir: string
   /** The files holding clicks in [fromMs, toMs], past days' lists cached (see cachedFileLister). */
   readonly files: (fromMs: number, toMs: number) => Promise<Array<string>>
-  readonly query: (sql: string) => Promise<Array<Record<string, unknown>>>
+  /** Runs `sql` with `params` bound to its `$1`, `$2`, … placeholders (see BoundSql). */
+  readonly query: (sql: string, params?: ReadonlyArray<string>) => Promise<Array<Record<string, unknown>>>
   readonly run: (sql: string) => Promise<void>
 }>()("ricochet/ClickStore") {}
 
@@ -34,8 +35,8 @@ export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
   return ClickStore.of({
     clicksDir: config.clicksDir,
     files: cachedFileLister(config.clicksDir),
-    query: async (sql) => {
-      const reader = await pick().runAndReadAll(sql)
+    query: async (sql, params = []) => {
+      const reader = await pick().runAndReadAll(sql, [...params])
       return reader.getRowObjects().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toPlain(v)])))
     },
     run: async (sql) => {

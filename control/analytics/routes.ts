@@ -37,7 +37,10 @@ export const analyticsRoutes = [
         const files = yield* Effect.promise(() => store.files(window.fromMs, window.toMs))
         const rows = files.length === 0
           ? []
-          : yield* query(() => store.query(analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)))
+          : yield* query(() => {
+            const { text, params } = analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)
+            return store.query(text, params)
+          })
         const range = { start: new Date(window.fromMs).toISOString(), end: new Date(window.toMs).toISOString() }
         if (groupBy === "count") return { ...range, data: counts(rows[0]) }
         if (groupBy === "timeseries") {
@@ -54,7 +57,10 @@ export const analyticsRoutes = [
             SELECT l.id, d.host, l.slug, l.url FROM links l JOIN domains d ON d.id = l.domain_id
             WHERE l.workspace_id = ${principal.workspaceId} AND l.id = ANY(${ids})`
         )
-        const recorded = yield* query(() => store.query(recordedLinksSql(files, principal.workspaceId, ids)))
+        const recorded = yield* query(() => {
+          const { text, params } = recordedLinksSql(files, principal.workspaceId, ids)
+          return store.query(text, params)
+        })
         const links = new Map<string, { host: string; slug: string; url: string }>()
         for (const row of recorded) links.set(String(row.link_id), { host: String(row.host), slug: String(row.slug), url: String(row.url) })
         for (const row of current) links.set(row.id, { host: row.host, slug: row.slug, url: row.url })

@@ -21,32 +21,55 @@ export interface ClickFilter {
   readonly audience: "people" | "agent" | null
 }
 
-const ts = (ms: number) => `TIMESTAMP ${quote(new Date(ms).toISOString().replace("T", " ").replace("Z", ""))}`
-const inList = (column: string, values: ReadonlyArray<string>) => `${column} IN (${values.map(quote).join(", ")})`
+/**
+ * SQL text and the values of its `$1`, `$2`, … placeholders. Every value a client chose travels
+ * as a parameter, never inside the text (DuckDB and PostgreSQL both number them this way), so no
+ * character of it (a quote, a NUL) can change what the statement says. File paths are ours and
+ * stay quoted in the text.
+ */
+export interface BoundSql {
+  readonly text: string
+  readonly params: ReadonlyArray<string>
+}
+
+/** Collects the values of one statement and hands out their placeholders. */
+export class SqlParams {
+  readonly values: Array<string> = []
+  add(value: string): string {
+    this.values.push(value)
+    return `$${this.values.length}`
+  }
+  list(values: ReadonlyArray<string>): string {
+    return values.map((value) => this.add(value)).join(", ")
+  }
+}
+
+const ts = (p: SqlParams, ms: number) => `${p.add(new Date(ms).toISOString().replace("T", " ").replace("Z", ""))}::TIMESTAMP`
+const inList = (p: SqlParams, column: string, values: ReadonlyArray<string>) => `${column} IN (${p.list(values)})`
 
 /**
  * The WHERE clause: every filter is ANDed; the values of one filter are ORed. Without `time`, the
  * window's bounds are left out (for files that lie wholly inside it).
  */
-export const whereClause = (f: ClickFilter, options: { readonly time?: boolean } = {}): string => {
-  const parts = [`workspace_id = ${quote(f.workspaceId)}`]
-  if (options.time !== false) parts.push(`timestamp >= ${ts(f.fromMs)}`, `timestamp <= ${ts(f.toMs)}`)
-  if (f.linkIds !== null) parts.push(f.linkIds.length === 0 ? "false" : inList("link_id", f.linkIds))
-  if (f.domain !== null) parts.push(`domain = ${quote(f.domain)}`)
-  if (f.countries.length > 0) parts.push(inList("country", f.countries.map((c) => c.toUpperCase())))
-  if (f.devices.length > 0) parts.push(inList("device", f.devices))
-  if (f.browsers.length > 0) parts.push(`lower(browser) IN (${f.browsers.map((b) => quote(b.toLowerCase())).join(", ")})`)
-  if (f.oses.length > 0) parts.push(`lower(os) IN (${f.oses.map((o) => quote(o.toLowerCase())).join(", ")})`)
+export const whereClause = (f: ClickFilter, p: SqlParams, options: { readonly time?: boolean } = {}): string => {
+  const parts = [`workspace_id = ${p.add(f.workspaceId)}`]
+  if (options.time !== false) parts.push(`timestamp >= ${ts(p, f.fromMs)}`, `timestamp <= ${ts(p, f.toMs)}`)
+  if (f.linkIds !== null) parts.push(f.linkIds.length === 0 ? "false" : inList(p, "link_id", f.linkIds))
+  if (f.domain !== null) parts.push(`domain = ${p.add(f.domain)}`)
+  if (f.countries.length > 0) parts.push(inList(p, "country", f.countries.map((c) => c.toUpperCase())))
+  if (f.devices.length > 0) parts.push(inList(p, "device", f.devices))
+  if (f.browsers.length > 0) parts.push(inList(p, "lower(browser)", f.browsers.map((b) => b.toLowerCase())))
+  if (f.oses.length > 0) parts.push(inList(p, "lower(os)", f.oses.map((o) => o.toLowerCase())))
   if (f.referers.length > 0) {
     const direct = f.referers.includes("(direct)")
     const hosts = f.referers.filter((r) => r !== "(direct)").map((r) => r.toLowerCase())
-    const options = [...(hosts.length > 0 ? [inList("referer_host", hosts)] : []), ...(direct ? ["referer_host IS NULL"] : [])]
+    const options = [...(hosts.length > 0 ? [inList(p, "referer_host", hosts)] : []), ...(direct ? ["referer_host IS NULL"] : [])]
     parts.push(`(${options.join(" OR ")})`)
   }
-  if (f.utmSources.length > 0) parts.push(inList("utm_source", f.utmSources))
-  if (f.utmMediums.length > 0) parts.push(inList("utm_medium", f.utmMediums))
-  if (f.utmCampaigns.length > 0) parts.push(inList("utm_campaign", f.utmCampaigns))
-  if (f.audience !== null) parts.push(`audience = ${quote(f.audience)}`)
+  if (f.utmSources.length > 0) parts.push(inList(p, "utm_source", f.utmSources))
+  if (f.utmMediums.length > 0) parts.push(inList(p, "utm_medium", f.utmMediums))
+  if (f.utmCampaigns.length > 0) parts.push(inList(p, "utm_campaign", f.utmCampaigns))
+  if (f.audience !== null) parts.push(`audience = ${p.add(f.audience)}`)
   return parts.join(" AND ")
 }
 
@@ -75,18 +98,21 @@ export const breakdownKeys = (groupBy: GroupBy): ReadonlyArray<string> => BREAKD
  * The DuckDB query for one question over the given files. Breakdowns list most clicks first,
  * ties by key; timeseries groups by hour or day (UTC) and leaves filling empty buckets to the caller.
  */
-export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): string => {
-  const source = matchingClicks(files, f)
-  if (groupBy === "count") return `SELECT ${COUNTS} FROM ${source}`
+export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): BoundSql => {
+  const p = new SqlParams()
+  const source = matchingClicks(files, f, p)
+  const bound = (text: string): BoundSql => ({ text, params: p.values })
+  if (groupBy === "count") return bound(`SELECT ${COUNTS} FROM ${source}`)
   if (groupBy === "timeseries") {
-    return `SELECT strftime(date_trunc('${bucket}', timestamp), '%Y-%m-%dT%H:%M:%S.000Z') AS start, ${COUNTS}
-            FROM ${source} GROUP BY 1 ORDER BY 1`
+    return bound(`SELECT strftime(date_trunc('${bucket}', timestamp), '%Y-%m-%dT%H:%M:%S.000Z') AS start, ${COUNTS}
+            FROM ${source} GROUP BY 1 ORDER BY 1`)
   }
   const spec = BREAKDOWNS[groupBy]!
   const select = spec.keys.map(([expression, name]) => `${expression} AS "${name}"`).join(", ")
   const order = spec.keys.map(([, name]) => `"${name}" ASC NULLS LAST`).join(", ")
-  return `SELECT ${select}, ${COUNTS} FROM ${source}${spec.where ? ` WHERE ${spec.where}` : ""}
-          GROUP BY ALL ORDER BY clicks DESC, ${order} LIMIT ${limit}`
+  // `limit` is an integer by its schema (1 to 1000), not text.
+  return bound(`SELECT ${select}, ${COUNTS} FROM ${source}${spec.where ? ` WHERE ${spec.where}` : ""}
+          GROUP BY ALL ORDER BY clicks DESC, ${order} LIMIT ${Math.trunc(limit)}`)
 }
 
 /**
@@ -95,7 +121,7 @@ export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, group
  * bounds: on a 30-day question that test was half the time. Files at the window's edges, and any
  * outside the layout, are.
  */
-const matchingClicks = (files: ReadonlyArray<string>, f: ClickFilter): string => {
+const matchingClicks = (files: ReadonlyArray<string>, f: ClickFilter, p: SqlParams): string => {
   const whole: Array<string> = []
   const edges: Array<string> = []
   for (const file of files) {
@@ -104,8 +130,8 @@ const matchingClicks = (files: ReadonlyArray<string>, f: ClickFilter): string =>
   }
   const read = (list: ReadonlyArray<string>) => `read_parquet([${list.map(quote).join(", ")}], hive_partitioning = false)`
   const parts = [
-    ...(whole.length > 0 ? [`SELECT * FROM ${read(whole)} WHERE ${whereClause(f, { time: false })}`] : []),
-    ...(edges.length > 0 || whole.length === 0 ? [`SELECT * FROM ${read(edges)} WHERE ${whereClause(f)}`] : [])
+    ...(whole.length > 0 ? [`SELECT * FROM ${read(whole)} WHERE ${whereClause(f, p, { time: false })}`] : []),
+    ...(edges.length > 0 || whole.length === 0 ? [`SELECT * FROM ${read(edges)} WHERE ${whereClause(f, p)}`] : [])
   ]
   return `(${parts.join(" UNION ALL ")}) AS clicks`
 }
@@ -120,8 +146,11 @@ export const bucketStarts = (fromMs: number, toMs: number, bucket: "hour" | "day
 }
 
 /** Host, slug and url each link last had in its clicks (for top_links rows of deleted links). */
-export const recordedLinksSql = (files: ReadonlyArray<string>, workspaceId: string, linkIds: ReadonlyArray<string>): string =>
-  `SELECT link_id, arg_max(domain, timestamp) AS host, arg_max(slug, timestamp) AS slug, arg_max(url, timestamp) AS url
+export const recordedLinksSql = (files: ReadonlyArray<string>, workspaceId: string, linkIds: ReadonlyArray<string>): BoundSql => {
+  const p = new SqlParams()
+  const text = `SELECT link_id, arg_max(domain, timestamp) AS host, arg_max(slug, timestamp) AS slug, arg_max(url, timestamp) AS url
    FROM read_parquet([${files.map(quote).join(", ")}], hive_partitioning = false)
-   WHERE workspace_id = ${quote(workspaceId)} AND ${inList("link_id", linkIds)}
+   WHERE workspace_id = ${p.add(workspaceId)} AND ${inList(p, "link_id", linkIds)}
    GROUP BY link_id`
+  return { text, params: p.values }
+}

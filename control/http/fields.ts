@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 
 /**
  * Field schemas shared by several resources. Bounds the spec leaves open are chosen here and
@@ -18,13 +18,26 @@ const isHttpUrl = (value: string): boolean => {
   }
 }
 
-/** A destination: an absolute http(s) URL. Other schemes (javascript:, data:, …) are refused. */
-export const HttpUrl = Schema.String.check(
-  Schema.isMaxLength(MAX_URL_LENGTH),
+/**
+ * A destination: an absolute http(s) URL, stored without the whitespace around it. Other schemes
+ * (javascript:, data:, …) are refused.
+ */
+export const HttpUrl = Schema.String.check(Schema.isMaxLength(MAX_URL_LENGTH)).annotate({ format: "uri" }).pipe(
+  Schema.decode(SchemaTransformation.trim())
+).check(
   Schema.makeFilter((s: string) => isHttpUrl(s) || "Expected an absolute http or https URL", {
     expected: "an absolute http or https URL"
   })
-).annotate({ format: "uri" })
+)
+
+/** `""` (clears the field) or an HttpUrl, trimmed alike. */
+export const EmptyOrHttpUrl = Schema.String.check(Schema.isMaxLength(MAX_URL_LENGTH)).annotate({ format: "uri" }).pipe(
+  Schema.decode(SchemaTransformation.trim())
+).check(
+  Schema.makeFilter((s: string) => s === "" || isHttpUrl(s) || "Expected an empty string or an absolute http or https URL", {
+    expected: "an empty string or an absolute http or https URL"
+  })
+)
 
 const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/
 

@@ -1,86 +1,58 @@
 import type { SchemaAST } from "effect"
+import qs from "qs"
+import { apiError } from "./ApiError.ts"
+import { percentDecode, TextDecodingError } from "./charset.ts"
+import { formLimitMessage, jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS } from "./limits.ts"
 
 /**
- * Form bodies (`x-www-form-urlencoded`, `multipart/form-data`) as design.md describes them:
- * nested values in bracket notation (`geoRules[0][country]=US`, `utm[source]=x`, `tagIds[]=a`
- * or a repeated `tagIds`) or as a JSON string in the field (`geoRules=[{"country":"US",…}]`);
+ * Form bodies (`x-www-form-urlencoded`, `multipart/form-data`) and query strings as design.md
+ * describes them: nested values in bracket notation (`geoRules[0][country]=US`, `utm[source]=x`,
+ * `tagIds[]=a` or a repeated `tagIds`) or as a JSON string in the field (`geoRules=[{"country":"US",…}]`);
  * `true`/`false` become booleans and numbers are parsed where the schema expects them; an empty
  * value for a nullable field means null. The result is validated by the same Schema as JSON.
+ *
+ * The brackets are read by qs, within the bounds of limits.ts (a bound passed is a 400, not a
+ * silent cut), and never onto a prototype: `__proto__`, `constructor`, `toString`… are dropped.
  */
 
 type Tree = string | Array<Tree> | { [key: string]: Tree }
 
-/** `a[b][0][]` → `["a", "b", "0", ""]`; a key without brackets is one segment. */
-export const parseKey = (key: string): Array<string> => {
-  const open = key.indexOf("[")
-  if (open <= 0 || !key.endsWith("]")) return [key]
-  const segments = [key.slice(0, open)]
-  const inner = key.slice(open + 1, -1)
-  for (const part of inner.split("][")) {
-    if (part.includes("[") || part.includes("]")) return [key]
-    segments.push(part)
+type FormText = "form body" | "query string"
+
+/**
+ * The nested shape of urlencoded text, every leaf still a string. `charset` is what the escapes
+ * are bytes of. Throws a 400 ApiError past a bound or for escapes that are not text.
+ */
+export const parseFormText = (text: string, what: FormText = "form body", charset = "utf-8"): Record<string, Tree> => {
+  try {
+    return qs.parse(text, {
+      depth: MAX_DEPTH,
+      strictDepth: true,
+      parameterLimit: MAX_FORM_FIELDS,
+      arrayLimit: MAX_FORM_ARRAY_ITEMS,
+      throwOnLimitExceeded: true,
+      allowPrototypes: false,
+      ignoreQueryPrefix: what === "query string",
+      decoder: (part: string) => percentDecode(part, charset)
+    }) as Record<string, Tree>
+  } catch (error) {
+    if (error instanceof TextDecodingError) throw apiError("bad_request", `The ${what} cannot be read: ${error.message}`)
+    const limit = formLimitMessage(error, what)
+    if (limit !== undefined) throw apiError("bad_request", limit)
+    throw error
   }
-  return segments
 }
 
-const isIndex = (segment: string): boolean => /^\d{1,4}$/.test(segment)
-
-const insert = (container: Record<string, Tree> | Array<Tree>, segments: ReadonlyArray<string>, value: string): void => {
-  const [head, ...rest] = segments
-  const store = (key: string, next: Tree) => {
-    if (Array.isArray(container)) {
-      if (key === "") container.push(next)
-      else container[Number(key)] = next
-    } else {
-      container[key] = next
-    }
+/** The nested shape of form entries already decoded (multipart fields), as parseFormText reads them. */
+export const formEntriesToTree = (entries: Iterable<readonly [string, string]>, what: FormText = "form body"): Record<string, Tree> => {
+  const parts: Array<string> = []
+  try {
+    for (const [key, value] of entries) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
+  } catch {
+    // encodeURIComponent refuses lone surrogates.
+    throw apiError("bad_request", `The ${what} holds text that is not Unicode`)
   }
-  // Own properties only: `a[constructor][prototype][x]` must not reach Object.prototype.
-  const existing = Array.isArray(container)
-    ? (head === "" ? undefined : container[Number(head)])
-    : Object.hasOwn(container, head) ? container[head] : undefined
-  if (rest.length === 0) {
-    if (existing === undefined) store(head, value)
-    else if (Array.isArray(existing)) existing.push(value)
-    // A repeated plain key (`tagIds=a&tagIds=b`) collects its values.
-    else if (typeof existing === "string") store(head, [existing, value])
-    return
-  }
-  const wantsArray = rest[0] === "" || isIndex(rest[0])
-  let child = existing
-  if (child === undefined || typeof child === "string") {
-    child = wantsArray ? [] : {}
-    store(head, child)
-  }
-  if (Array.isArray(child) && !wantsArray) {
-    // `x[0]=a&x[k]=b` mixes shapes: keep the object reading so validation reports it.
-    const asObject: Record<string, Tree> = {}
-    child.forEach((v, i) => (asObject[String(i)] = v))
-    child = asObject
-    store(head, child)
-  }
-  insert(child as Record<string, Tree> | Array<Tree>, rest, value)
-}
-
-const compact = (tree: Tree): Tree => {
-  if (typeof tree === "string") return tree
-  if (Array.isArray(tree)) return tree.filter((v) => v !== undefined).map(compact)
-  const out: Record<string, Tree> = {}
-  for (const [k, v] of Object.entries(tree)) out[k] = compact(v)
-  return out
-}
-
-/** Builds the nested shape from form entries, with every leaf still a string. */
-export const formEntriesToTree = (entries: Iterable<readonly [string, string]>): Record<string, Tree> => {
-  const root: Record<string, Tree> = Object.create(null)
-  for (const [key, value] of entries) {
-    if (key === "") continue
-    const segments = parseKey(key)
-    // `__proto__` at any depth (`a[__proto__][x]`) would write to a prototype: ignored.
-    if (segments.includes("__proto__")) continue
-    insert(root, segments, value)
-  }
-  return compact({ ...root }) as Record<string, Tree>
+  return parseFormText(parts.join("&"), what)
 }
 
 // --- coercion guided by the schema ---------------------------------------------------------
@@ -90,6 +62,8 @@ const NUMBER = /^-?\d+(\.\d+)?$/
 const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => (ast._tag === "Union" ? ast.types.flatMap(members) : [ast])
 
 const parseJson = (value: string): unknown => {
+  // Held to the bounds of a JSON body; past them the field stays text, which validation refuses.
+  if (jsonShapeProblem(value) !== undefined) return value
   try {
     return JSON.parse(value)
   } catch {

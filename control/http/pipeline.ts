@@ -15,8 +15,9 @@ import {
 } from "../ratelimit/rateLimiter.ts"
 import { ApiError, apiError, toErrorBody } from "./ApiError.ts"
 import { readBody } from "./body.ts"
-import { coerce, formEntriesToTree } from "./form.ts"
+import { coerce, parseFormText } from "./form.ts"
 import { toFieldIssues } from "./issues.ts"
+import { findUnsafeText } from "./nul.ts"
 import type { ApiServices, Principal, Route } from "./route.ts"
 import { forwardedClient } from "../../shared/http/forwarded.ts"
 
@@ -107,15 +108,33 @@ const decodeWith = <A>(schema: Schema.Codec<A, any, never, never>, value: unknow
     }
   )
 
-const decodeQuery = <A>(schema: Schema.Codec<A, any, never, never>, url: string) => {
-  const tree = formEntriesToTree(new URL(url, "http://localhost").searchParams.entries())
-  // Query parameters other than the declared ones are ignored: caches and proxies add their own.
-  return decodeWith(schema, coerce(schema.ast, tree), "ignore", [])
+/** Decoded input that PostgreSQL can store as sent: a NUL or a lone surrogate is a 422 at its field. */
+const storable = <A>(value: A): Effect.Effect<A, ApiError> => {
+  const issue = findUnsafeText(value)
+  if (issue === undefined) return Effect.succeed(value)
+  const where = issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`
+  return Effect.fail(apiError("unprocessable_entity", `Invalid request${where}: ${issue.message}`, [issue]))
 }
+
+/** The query string of a request target (the fragment is never sent). */
+const searchOf = (url: string): string => {
+  const start = url.indexOf("?")
+  return start === -1 ? "" : url.slice(start + 1)
+}
+
+const decodeQuery = <A>(schema: Schema.Codec<A, any, never, never>, url: string) =>
+  Effect.gen(function*() {
+    const tree = yield* Effect.try({
+      try: () => parseFormText(searchOf(url), "query string"),
+      catch: (error) => (error instanceof ApiError ? error : apiError("bad_request", "The query string cannot be read"))
+    })
+    // Query parameters other than the declared ones are ignored: caches and proxies add their own.
+    return yield* Effect.flatMap(decodeWith(schema, coerce(schema.ast, tree), "ignore", []), storable)
+  })
 
 const decodeBody = <A>(schema: Schema.Codec<A, any, never, never>, request: HttpServerRequest.HttpServerRequest) =>
   Effect.flatMap(readBody(request), (raw) =>
-    decodeWith(schema, raw.kind === "form" ? coerce(schema.ast, raw.value) : raw.value, "error", []))
+    Effect.flatMap(decodeWith(schema, raw.kind === "form" ? coerce(schema.ast, raw.value) : raw.value, "error", []), storable))
 
 /** Every unexpected failure: logged with its cause, answered as a bare 500. */
 const internalError = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) =>
@@ -165,7 +184,7 @@ export const runRoute = (route: Route, params: Readonly<Record<string, string | 
       if (route.access === "admin" && principal.role !== "admin") {
         return yield* apiError("forbidden", "This operation needs an admin's API key")
       }
-      const decodedParams = route.params ? yield* decodeWith(route.params, params, "error", []) : {}
+      const decodedParams = route.params ? yield* Effect.flatMap(decodeWith(route.params, params, "error", []), storable) : {}
       const decodedQuery = route.query ? yield* decodeQuery(route.query, request.url) : {}
       const body = route.body ? yield* decodeBody(route.body, request) : undefined
       const result = yield* route.handler({ principal, params: decodedParams, query: decodedQuery, body, request })
@@ -175,6 +194,13 @@ export const runRoute = (route: Route, params: Readonly<Record<string, string | 
 /** Paths under /v1 that match no route: still authenticated and counted, then 404. */
 export const unknownRoute = admitted("general", (_principal, request) =>
   Effect.fail(apiError("not_found", `No endpoint ${request.method} ${new URL(request.url, "http://localhost").pathname}`)))
+
+/**
+ * A /v1 path that is not percent-encoded UTF-8 (`/v1/links/%ff`): the router cannot decode it to
+ * find a route, so it is answered here, admitted and counted like any other call.
+ */
+export const undecodableV1Path = admitted("general", () =>
+  Effect.fail(apiError("bad_request", "The request path is not percent-encoded UTF-8")))
 
 /** Public documents (the OpenAPI description) are counted per address like other unauthenticated calls. */
 export const publicRoute = (body: () => unknown) =>

@@ -1,16 +1,27 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
+import { answerClientErrors } from "./clientError.ts"
 import { openApiDocument } from "./openapi.ts"
-import { publicRoute, runRoute, unknownRoute } from "./pipeline.ts"
+import { publicRoute, runRoute, undecodableV1Path, unknownRoute } from "./pipeline.ts"
+import { isDecodablePath } from "./requestPath.ts"
 import { apiRoutes } from "./routes.ts"
 
 let cachedDocument: unknown
 const document = () => (cachedDocument ??= openApiDocument(apiRoutes))
 
+const undecodablePath = HttpServerResponse.jsonUnsafe(
+  { error: { code: "bad_request", message: "The request path is not percent-encoded UTF-8" } },
+  { status: 400 }
+)
+
 /** All HTTP routes of control: the /v1 table, its OpenAPI description, health, and JSON 404s. */
 export const ApiRouter = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  // Runs before the route lookup, which finds nothing for a path it cannot decode.
+  yield* router.addGlobalMiddleware((app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      isDecodablePath(request.url) ? app : request.url.startsWith("/v1/") ? undecodableV1Path : Effect.succeed(undecodablePath)))
   for (const route of apiRoutes) {
     yield* router.add(route.method, route.path, Effect.flatMap(HttpRouter.params, (params) => runRoute(route, params)))
   }
@@ -23,8 +34,12 @@ export const ApiRouter = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )))
 }))
 
-/** Serves the router on a Node HTTP server at host:port. */
+/**
+ * Serves the router on a Node HTTP server at host:port. A path parameter may be as long as Node
+ * lets a request line be (the router's default of 100 answered longer ids an empty 404): the
+ * schema of the parameter then says what is wrong with it.
+ */
 export const ApiServerLayer = (host: string, port: number) =>
-  HttpRouter.serve(ApiRouter, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
+  HttpRouter.serve(ApiRouter, { disableLogger: true, disableListenLog: true, routerConfig: { maxParamLength: 16 * 1024 } }).pipe(
+    Layer.provide(NodeHttpServer.layer(() => answerClientErrors(createServer()), { port, host }))
   )

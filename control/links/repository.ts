@@ -14,6 +14,7 @@ import {
   unknownReference
 } from "./linkInput.ts"
 import { toLinkRecord } from "../../shared/links/linkQueries.ts"
+import { type Cursor, encodeCursor } from "./cursor.ts"
 import type { LinkRow } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
@@ -44,38 +45,7 @@ export interface ListFilters {
   readonly tagIds: ReadonlyArray<string>
   readonly search?: string
   readonly limit: number
-  readonly cursor?: { readonly createdKey: string; readonly id: string }
-}
-
-export const encodeCursor = (row: LinkRow): string =>
-  Buffer.from(JSON.stringify([row.created_key, row.id])).toString("base64url")
-
-/**
- * created_at as PostgreSQL prints it (`2026-01-31 12:00:00.123456+00`), a real date: the only text
- * the cursor query casts, so a forged cursor is a 422 and never a database error.
- */
-const CREATED_KEY = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/
-
-const isCreatedKey = (text: string): boolean => {
-  const m = CREATED_KEY.exec(text)
-  if (m === null) return false
-  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number)
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec))
-  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d &&
-    date.getUTCHours() === h && date.getUTCMinutes() === mi && date.getUTCSeconds() === sec
-}
-
-export const decodeCursor = (cursor: string): { createdKey: string; id: string } | undefined => {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string" &&
-      isCreatedKey(value[0])) {
-      return { createdKey: value[0], id: value[1] }
-    }
-  } catch {
-    // fall through
-  }
-  return undefined
+  readonly cursor?: Cursor
 }
 
 const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`

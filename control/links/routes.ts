@@ -6,7 +6,8 @@ import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
 import { checkLinkPlan } from "./linkInput.ts"
 import { toLink } from "./linkRow.ts"
-import { createLink, decodeCursor, deleteLink, findLink, findLinkBySlug, listLinks, updateLink } from "./repository.ts"
+import { decodeCursor } from "./cursor.ts"
+import { createLink, deleteLink, findLink, findLinkBySlug, listLinks, updateLink } from "./repository.ts"
 import { commaList, Link, LinkCreate, LinkInfoQuery, LinkPage, LinkUpdate, ListLinksQuery } from "./schema.ts"
 
 const scheme = Effect.gen(function*() {

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { SLUG_PATTERN } from "../../shared/links/slug.ts"
-import { HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
+import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
 import { Tag } from "../tags/schema.ts"
 
 /** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (design.md). */
@@ -62,18 +62,13 @@ export const AbTest = Schema.Struct({
   endsAt: Schema.NullOr(UtcDateTime)
 })
 
-const OgImageUrl = Schema.String.check(
-  Schema.makeFilter((s: string) => s === "" || HttpUrl.makeOption(s)._tag === "Some" || "Expected an empty string or an absolute http or https URL", {
-    expected: "an empty string or an absolute http or https URL"
-  })
-)
 
 /** Fields accepted by both create and update (all optional here; create makes `url` required). */
 const inputFields = {
   slug: Schema.optionalKey(Slug),
   title: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(200)))),
   description: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(500)))),
-  ogImageUrl: Schema.optionalKey(Schema.NullOr(OgImageUrl)),
+  ogImageUrl: Schema.optionalKey(Schema.NullOr(EmptyOrHttpUrl)),
   folderId: Schema.optionalKey(Schema.NullOr(Id)),
   tagIds: Schema.optionalKey(Schema.Array(Id).check(Schema.isMaxLength(100))),
   redirectType: Schema.optionalKey(RedirectType),

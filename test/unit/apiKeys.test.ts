@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { bearerToken, displayPrefix, generateApiKey, hashApiKey, KEY_PREFIX, looksLikeApiKey } from "../../control/auth/apiKeys.ts"
 import type { LinkRow } from "../../control/links/linkRow.ts"
-import { decodeCursor, encodeCursor } from "../../control/links/repository.ts"
+import { decodeCursor, encodeCursor } from "../../control/links/cursor.ts"
 
 describe("generateApiKey", () => {
   const keys = Array.from({ length: 200 }, () => generateApiKey())
@@ -108,7 +108,10 @@ describe("link list cursors", () => {
     ["2025-01-02 03:04:05+00", "lnk_1"],
     ["2025-06-30 23:59:59.999999+02", "lnk_2"],
     ["2025-06-30 23:59:59.5-05", "x"],
-    ["2025-06-30 23:59:59.5+00", "id with spaces, commas and \"quotes\""]
+    ["2025-06-30 23:59:59.5+00", "id with spaces, commas and \"quotes\""],
+    ["2024-02-29 00:00:00+05:30", "lnk_3"],
+    ["0001-01-01 00:00:00.000001-09:30:15", "lnk_4"],
+    ["9999-12-31 23:59:59+15:59:59", "lnk_5"]
   ])("round trip of (%j, %j)", (createdKey, id) => {
     const cursor = encodeCursor(row(createdKey, id))
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/) // opaque and URL-safe
@@ -133,7 +136,23 @@ describe("link list cursors", () => {
     ["id not a string", b64(JSON.stringify(["2025-01-02 03:04:05+00", 7]))],
     ["key not a date", b64(JSON.stringify(["yesterday", "lnk_1"]))],
     ["key an impossible date", b64(JSON.stringify(["2025-13-45 99:99:99+00", "lnk_1"]))],
-    ["SQL in the key", b64(JSON.stringify(["'; DROP TABLE links; --", "lnk_1"]))]
+    ["SQL in the key", b64(JSON.stringify(["'; DROP TABLE links; --", "lnk_1"]))],
+    // Times PostgreSQL's timestamptz input refuses: a 500 from the listing query's cast before.
+    ["an offset of 99 hours", b64(JSON.stringify(["2026-11-23 17:11:04.41714+99", "x"]))],
+    ["an offset of 16 hours", b64(JSON.stringify(["2026-11-23 17:11:04+16", "lnk_1"]))],
+    ["an offset of 60 minutes", b64(JSON.stringify(["2026-11-23 17:11:04+15:60", "lnk_1"]))],
+    ["an offset of 60 seconds", b64(JSON.stringify(["2026-11-23 17:11:04+01:00:60", "lnk_1"]))],
+    ["hour 24", b64(JSON.stringify(["2026-11-23 24:00:00+00", "lnk_1"]))],
+    ["second 60", b64(JSON.stringify(["2026-11-23 23:59:60+00", "lnk_1"]))],
+    ["year 0", b64(JSON.stringify(["0000-01-01 00:00:00+00", "lnk_1"]))],
+    ["February 29 of a common year", b64(JSON.stringify(["2025-02-29 00:00:00+00", "lnk_1"]))],
+    ["seven fractional digits", b64(JSON.stringify(["2025-01-02 03:04:05.1234567+00", "lnk_1"]))],
+    ["no offset", b64(JSON.stringify(["2025-01-02 03:04:05", "lnk_1"]))],
+    // Ids PostgreSQL cannot compare, or that no id is.
+    ["a NUL in the id", b64(JSON.stringify(["2025-01-02 03:04:05+00", "lnk_\u0000"]))],
+    ["a lone surrogate in the id", b64(JSON.stringify(["2025-01-02 03:04:05+00", "lnk_\ud800"]))],
+    ["an empty id", b64(JSON.stringify(["2025-01-02 03:04:05+00", ""]))],
+    ["an id of 65 characters", b64(JSON.stringify(["2025-01-02 03:04:05+00", "x".repeat(65)]))]
   ])("garbage (%s) → undefined", (_case, cursor) => {
     expect(decodeCursor(cursor)).toBeUndefined()
   })
