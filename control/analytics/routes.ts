@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ControlConfig } from "../ControlConfig.ts"
-import { query } from "../db/Database.ts"
+import { attempt, query } from "../db/Database.ts"
 import { ApiError } from "../http/ApiError.ts"
 import { route } from "../http/route.ts"
 import { ClickStore } from "./ClickStore.ts"
@@ -37,7 +37,7 @@ export const analyticsRoutes = [
         const files = yield* Effect.promise(() => store.files(window.fromMs, window.toMs))
         const rows = files.length === 0
           ? []
-          : yield* query(() => store.query(analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)))
+          : yield* attempt(() => store.query(analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)))
         const range = { start: new Date(window.fromMs).toISOString(), end: new Date(window.toMs).toISOString() }
         if (groupBy === "count") return { ...range, data: counts(rows[0]) }
         if (groupBy === "timeseries") {
@@ -54,7 +54,7 @@ export const analyticsRoutes = [
             SELECT l.id, d.host, l.slug, l.url FROM links l JOIN domains d ON d.id = l.domain_id
             WHERE l.workspace_id = ${principal.workspaceId} AND l.id = ANY(${ids})`
         )
-        const recorded = yield* query(() => store.query(recordedLinksSql(files, principal.workspaceId, ids)))
+        const recorded = yield* attempt(() => store.query(recordedLinksSql(files, principal.workspaceId, ids)))
         const links = new Map<string, { host: string; slug: string; url: string }>()
         for (const row of recorded) links.set(String(row.link_id), { host: String(row.host), slug: String(row.slug), url: String(row.url) })
         for (const row of current) links.set(row.id, { host: row.host, slug: row.slug, url: row.url })
