@@ -13,6 +13,8 @@ export interface Bus {
    * missed (a reconnect), so the subscriber drops what it derived from earlier ones.
    */
   readonly subscribe: (onEvent: (event: ChangeEvent) => void, onReset: () => void) => () => void
+  /** Whether the bus is connected now (control's /readyz); the in-process bus always is. */
+  readonly isConnected: () => boolean
   readonly close: () => Promise<void>
 }
 
@@ -27,6 +29,7 @@ export const memoryBus = (): Bus => {
       subscribers.add(onEvent)
       return () => subscribers.delete(onEvent)
     },
+    isConnected: () => true,
     close: async () => subscribers.clear()
   }
 }

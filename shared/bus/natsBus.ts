@@ -23,9 +23,14 @@ export const natsBus = async (url: string, name: string): Promise<Bus> => {
     waitOnFirstConnect: true
   })
   const resetListeners = new Set<() => void>()
+  let connected = true
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === "reconnect") for (const reset of resetListeners) reset()
+      if (status.type === "disconnect") connected = false
+      if (status.type === "reconnect") {
+        connected = true
+        for (const reset of resetListeners) reset()
+      }
     }
   })()
   return {
@@ -51,6 +56,7 @@ export const natsBus = async (url: string, name: string): Promise<Bus> => {
         subscription.unsubscribe()
       }
     },
+    isConnected: () => connected && !nc.isClosed(),
     close: async () => {
       await nc.drain().catch(() => nc.close())
     }
