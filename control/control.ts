@@ -13,7 +13,9 @@ import { sweep } from "./ratelimit/rateLimiter.ts"
 import { ensureFirstWorkspace } from "./workspaces/provisioning.ts"
 
 export const DatabaseLayer = (config: RicochetConfig) =>
-  config.databaseUrl ? postgresLayer(config.databaseUrl) : embeddedLayer(config.dataDir)
+  config.databaseUrl
+    ? postgresLayer(config.databaseUrl, config.databaseTimeoutSeconds)
+    : embeddedLayer(config.dataDir, config.databaseTimeoutSeconds)
 
 const host = (config: RicochetConfig) => (config.listenHost === "0.0.0.0" || config.listenHost === "::" ? "localhost" : config.listenHost)
 

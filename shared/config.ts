@@ -13,6 +13,11 @@ export interface RicochetConfig {
   readonly shortDomain: string
   readonly linkScheme: "http" | "https"
   readonly databaseUrl: string | undefined
+  /**
+   * Control: the longest a database call may take before the API answers 503 (also the server's
+   * statement timeout and the connect timeout of control's pool).
+   */
+  readonly databaseTimeoutSeconds: number
   readonly natsUrl: string | undefined
   /** Take the client address from the last X-Forwarded-For entry (only behind a proxy you run). */
   readonly trustProxy: boolean
@@ -187,6 +192,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     shortDomain,
     linkScheme: scheme,
     databaseUrl: url(env, "DATABASE_URL", ["postgres", "postgresql"]),
+    databaseTimeoutSeconds: positiveNumber(env, "RICOCHET_DB_TIMEOUT_SECONDS", 5),
     natsUrl: url(env, "NATS_URL", ["nats", "tls", "ws", "wss"]),
     trustProxy: bool(env, "RICOCHET_TRUST_PROXY"),
     cnameTarget: hostName(env, "RICOCHET_CNAME_TARGET") ?? shortDomain,

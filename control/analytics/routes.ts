@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ControlConfig } from "../ControlConfig.ts"
-import { query } from "../db/Database.ts"
+import { attempt, query } from "../db/Database.ts"
 import { ApiError } from "../http/ApiError.ts"
 import { route } from "../http/route.ts"
 import { ClickStore } from "./ClickStore.ts"
@@ -37,7 +37,7 @@ export const analyticsRoutes = [
         const files = yield* Effect.promise(() => store.files(window.fromMs, window.toMs))
         const rows = files.length === 0
           ? []
-          : yield* query(() => {
+          : yield* attempt(() => {
             const { text, params } = analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)
             return store.query(text, params)
           })
@@ -57,7 +57,7 @@ export const analyticsRoutes = [
             SELECT l.id, d.host, l.slug, l.url FROM links l JOIN domains d ON d.id = l.domain_id
             WHERE l.workspace_id = ${principal.workspaceId} AND l.id = ANY(${ids})`
         )
-        const recorded = yield* query(() => {
+        const recorded = yield* attempt(() => {
           const { text, params } = recordedLinksSql(files, principal.workspaceId, ids)
           return store.query(text, params)
         })

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ControlConfig } from "../ControlConfig.ts"
-import { query } from "../db/Database.ts"
+import { attempt, query } from "../db/Database.ts"
 import { fieldError, notFound } from "../http/ApiError.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
@@ -105,7 +105,8 @@ export const domainRoutes = [
         if (row.kind === "subdomain") {
           return { domain: toDomain(row, verifier.targets), verified: true, reason: "The workspace subdomain is always verified" }
         }
-        const outcome = yield* query(() => verifier.check(row))
+        // Not under the database deadline: DNS answers (with retries) may take seconds of their own.
+        const outcome = yield* attempt(() => verifier.check(row))
         if (outcome.row === undefined) return yield* notFound("Domain")
         return { domain: toDomain(outcome.row, verifier.targets), verified: outcome.ok, reason: outcome.reason }
       })

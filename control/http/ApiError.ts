@@ -28,9 +28,13 @@ export class ApiError extends Data.TaggedError("ApiError")<{
   readonly code: ErrorCode
   readonly message: string
   readonly issues?: ReadonlyArray<FieldIssue>
+  /** A status other than the code's: 503 when a dependency is unavailable (the spec has no code for it). */
+  readonly httpStatus?: number
+  /** Sent as Retry-After, seconds. */
+  readonly retryAfterSeconds?: number
 }> {
   get status(): number {
-    return ERROR_STATUS[this.code]
+    return this.httpStatus ?? ERROR_STATUS[this.code]
   }
 }
 
@@ -41,6 +45,21 @@ export const fieldError = (path: ReadonlyArray<string | number>, message: string
   apiError("unprocessable_entity", `Invalid request: ${message}`, [{ path, message, code }])
 
 export const notFound = (what: string): ApiError => apiError("not_found", `${what} not found`)
+
+/** How long a client is asked to wait before retrying after a 503. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
+/**
+ * The database could not be reached or did not answer in time. The spec's codes are a closed list
+ * without one for this: `internal_server_error`, with 503 and Retry-After saying it is temporary.
+ */
+export const databaseUnavailable = (): ApiError =>
+  new ApiError({
+    code: "internal_server_error",
+    message: `The database is unavailable right now; retry in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s`,
+    httpStatus: 503,
+    retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS
+  })
 
 export const toErrorBody = (error: ApiError) => ({
   error: error.issues === undefined

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { ERROR_STATUS } from "./ApiError.ts"
+import { ERROR_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./ApiError.ts"
 import type { Route } from "./route.ts"
 
 type Json = Record<string, any>
@@ -62,6 +62,11 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, serverUrl?: string
     for (const status of new Set(Object.values(ERROR_STATUS))) {
       errors[String(status)] = { description: `Error (${Object.entries(ERROR_STATUS).filter(([, s]) => s === status).map(([c]) => c).join(", ")})`, content: { "application/json": { schema: errorRef } } }
     }
+    errors["503"] = {
+      description: `The database is unavailable (internal_server_error); retry after Retry-After (${UNAVAILABLE_RETRY_AFTER_SECONDS} s)`,
+      headers: { "Retry-After": { schema: { type: "integer" } } },
+      content: { "application/json": { schema: errorRef } }
+    }
     const body = route.body === undefined ? undefined : toSchema(route.body, true)
     paths[path] ??= {}
     paths[path][route.method.toLowerCase()] = {
@@ -91,7 +96,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, serverUrl?: string
     info: {
       title: "Ricochet API",
       version: "1.0.0",
-      description: "Short links, tags, folders, domains and click analytics. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds); a 429 also carries Retry-After."
+      description: "Short links, tags, folders, domains and click analytics. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds); a 429 also carries Retry-After, and so does a 503 (the database is unavailable)."
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: {

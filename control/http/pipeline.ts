@@ -27,7 +27,7 @@ const json = (status: number, body: unknown, headers: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers })
 
 export const errorResponse = (error: ApiError, headers: Record<string, string> = {}) =>
-  json(error.status, toErrorBody(error), headers)
+  json(error.status, toErrorBody(error), error.retryAfterSeconds === undefined ? headers : { ...headers, "retry-after": String(error.retryAfterSeconds) })
 
 /** The client address, from X-Forwarded-For only when the operator says a proxy sets it. */
 const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {

@@ -6,6 +6,7 @@ import { answerClientErrors } from "./clientError.ts"
 import { openApiDocument } from "./openapi.ts"
 import { publicRoute, runRoute, undecodableV1Path, unknownRoute } from "./pipeline.ts"
 import { isDecodablePath } from "./requestPath.ts"
+import { readinessRoute } from "./readiness.ts"
 import { apiRoutes } from "./routes.ts"
 
 let cachedDocument: unknown
@@ -16,7 +17,10 @@ const undecodablePath = HttpServerResponse.jsonUnsafe(
   { status: 400 }
 )
 
-/** All HTTP routes of control: the /v1 table, its OpenAPI description, health, and JSON 404s. */
+/**
+ * All HTTP routes of control: the /v1 table, its OpenAPI description, liveness (/healthz: the
+ * process runs, nothing else asked), readiness (/readyz: database and bus), and JSON 404s.
+ */
 export const ApiRouter = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
   yield* router.addGlobalMiddleware((app) =>
@@ -28,6 +32,7 @@ export const ApiRouter = HttpRouter.use(Effect.fnUntraced(function*(router) {
   yield* router.add("GET", "/v1/openapi.json", publicRoute(document))
   yield* router.add("*", "/v1/*", unknownRoute)
   yield* router.add("GET", "/healthz", Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" })))
+  yield* router.add("GET", "/readyz", readinessRoute)
   yield* router.add("*", "*", Effect.succeed(HttpServerResponse.jsonUnsafe(
     { error: { code: "not_found", message: "Not found; the API lives under /v1" } },
     { status: 404 }

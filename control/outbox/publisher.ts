@@ -12,19 +12,27 @@ export const OUTBOX_CHANNEL = "ricochet_outbox"
 const PUBLISH_LOCK = 7_342_003
 const BATCH = 500
 
+/** The bus did not take a batch in time; the transaction rolls back and the rows go out later. */
+const publishWithin = (bus: Bus, events: ReadonlyArray<ChangeEvent>, timeoutMs: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bus did not take ${events.length} events within ${timeoutMs} ms`)), timeoutMs)
+    bus.publish(events).then(resolve, reject).finally(() => clearTimeout(timer))
+  })
+
 /**
  * Publishes committed outbox rows to the bus in id order and marks them sent in the same
- * transaction. If the bus does not take them the transaction rolls back and the rows are sent
- * again later, so a change is never lost; an event may arrive twice, which the engines tolerate.
+ * transaction. If the bus does not take them (within `publishTimeoutMs`: the transaction must
+ * not stay open through a bus outage) the transaction rolls back and the rows are sent again
+ * later, so a change is never lost; an event may arrive twice, which the engines tolerate.
  */
-export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus): Promise<number> =>
+export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus, publishTimeoutMs = 5_000): Promise<number> =>
   (await sql.begin(async (tx) => {
     const [{ ok }] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PUBLISH_LOCK}) AS ok`
     if (!ok) return 0
     const rows = await tx<{ id: string; payload: ChangeEvent }[]>`
       SELECT id, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ${BATCH}`
     if (rows.length === 0) return 0
-    await bus.publish(rows.map((r) => r.payload))
+    await publishWithin(bus, rows.map((r) => r.payload), publishTimeoutMs)
     await tx`UPDATE outbox SET sent_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`
     return rows.length
   })) as number
@@ -34,7 +42,7 @@ export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus):
  * commit; the embedded database (one connection, no LISTEN) is polled briefly instead.
  */
 export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
-  const { sql, kind } = yield* Database
+  const { sql, kind, queryTimeoutMs } = yield* Database
   const bus = yield* ChangeBus
   let wake: (() => void) | undefined
   if (kind === "postgres") {
@@ -57,7 +65,7 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
       wake = done
       return Effect.sync(() => clearTimeout(timer))
     })
-  const step = Effect.tryPromise(() => publishPending(sql, bus)).pipe(
+  const step = Effect.tryPromise(() => publishPending(sql, bus, queryTimeoutMs)).pipe(
     Effect.flatMap((sent) => {
       failures = 0
       return sent > 0 ? Effect.void : sleep(idleMs)

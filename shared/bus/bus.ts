@@ -23,6 +23,8 @@ export interface Bus {
   readonly subscribe: (onEvent: (event: ChangeEvent) => void, onReset: () => void) => () => void
   /** Connection changes, in order; a reconnect calls the subscribers' `onReset` before `connected`. */
   readonly onState: (listener: (state: BusState) => void) => () => void
+  /** Whether the bus is connected now (control's /readyz); the in-process bus always is. */
+  readonly isConnected: () => boolean
   readonly close: () => Promise<void>
 }
 
@@ -38,6 +40,7 @@ export const memoryBus = (): Bus => {
       return () => subscribers.delete(onEvent)
     },
     onState: () => () => {},
+    isConnected: () => true,
     close: async () => subscribers.clear()
   }
 }
@@ -53,6 +56,7 @@ export const detachedBus = (): Bus => {
       throw new Error("this process has no change bus (NATS_URL is not set)")
     },
     subscribe: () => () => {},
+    isConnected: () => false,
     onState: (listener) => {
       listener({ connected: false, since })
       return () => {}

@@ -86,6 +86,7 @@ export const natsBus = async (url: string, name: string, options: NatsBusOptions
       stateListeners.add(listener)
       return () => stateListeners.delete(listener)
     },
+    isConnected: () => connected && !nc.isClosed(),
     close: async () => {
       await nc.drain().catch(() => nc.close())
     }

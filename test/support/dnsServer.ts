@@ -14,6 +14,8 @@ export interface ZoneEntry {
  */
 export const startDnsServer = async () => {
   const zone = new Map<string, ZoneEntry>()
+  /** Every question asked, in order, for tests that count who checked what and when. */
+  const queries: Array<{ readonly name: string; readonly type: string; readonly at: number }> = []
   const socket = createSocket("udp4")
   const norm = (name: string) => name.toLowerCase().replace(/\.$/, "")
 
@@ -27,6 +29,7 @@ export const startDnsServer = async () => {
     const question = query.questions?.[0]
     if (question === undefined) return
     const name = norm(question.name)
+    queries.push({ name, type: question.type, at: Date.now() })
     const entry = zone.get(name)
     const answers: Array<packet.Answer> = []
     if (entry !== undefined) {
@@ -59,6 +62,7 @@ export const startDnsServer = async () => {
     port,
     server: `127.0.0.1:${port}`,
     zone,
+    queries,
     set: (name: string, entry: ZoneEntry) => zone.set(norm(name), entry),
     remove: (name: string) => zone.delete(norm(name)),
     close: () => new Promise<void>((resolve) => socket.close(() => resolve()))

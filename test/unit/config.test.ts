@@ -39,6 +39,7 @@ describe("loadConfig defaults", () => {
       linkScheme: "https",
       databaseUrl: undefined,
       natsUrl: undefined,
+      databaseTimeoutSeconds: 5,
       trustProxy: false
     })
   })
@@ -65,6 +66,8 @@ describe("loadConfig values", () => {
     ["listen host", { RICOCHET_LISTEN_HOST: "127.0.0.1" }, { listenHost: "127.0.0.1" }],
     ["postgres url", { DATABASE_URL: "postgres://u:p@db:5432/ricochet" }, { databaseUrl: "postgres://u:p@db:5432/ricochet" }],
     ["postgresql url", { DATABASE_URL: "postgresql://db/ricochet" }, { databaseUrl: "postgresql://db/ricochet" }],
+    ["database timeout", { RICOCHET_DB_TIMEOUT_SECONDS: "2" }, { databaseTimeoutSeconds: 2 }],
+    ["database timeout, fractional", { RICOCHET_DB_TIMEOUT_SECONDS: "0.5" }, { databaseTimeoutSeconds: 0.5 }],
     ["nats url", { NATS_URL: "nats://bus:4222" }, { natsUrl: "nats://bus:4222" }],
     ["nats over tls", { NATS_URL: "tls://bus:4222" }, { natsUrl: "tls://bus:4222" }],
     ["nats over websocket", { NATS_URL: "wss://bus.example" }, { natsUrl: "wss://bus.example" }],
@@ -104,7 +107,10 @@ describe("loadConfig refuses a bad value with one line naming the variable", () 
     ["RICOCHET_SPOOL_BUFFER_CLICKS", "-3"],
     ["RICOCHET_SPOOL_BUFFER_CLICKS", "lots"],
     ["RICOCHET_SPOOL_BUFFER_MB", "0"],
-    ["RICOCHET_SPOOL_BUFFER_MB", "big"]
+    ["RICOCHET_SPOOL_BUFFER_MB", "big"],
+    ["RICOCHET_DB_TIMEOUT_SECONDS", "0"],
+    ["RICOCHET_DB_TIMEOUT_SECONDS", "-3"],
+    ["RICOCHET_DB_TIMEOUT_SECONDS", "five"]
   ])("%s=%j", (variable, value) => {
     const error = configError({ [variable]: value })
     expect(error).toBeInstanceOf(Error)

@@ -1,0 +1,54 @@
+import postgres from "postgres"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { migrate } from "../../control/db/migrate.ts"
+import { publishPending } from "../../control/outbox/publisher.ts"
+import type { Bus } from "../../shared/bus/bus.ts"
+import type { ChangeEvent } from "../../shared/bus/events.ts"
+import { createTestDatabase } from "../support/processes.ts"
+
+/**
+ * publishPending against PostgreSQL with a bus that never takes the events (a NATS connection
+ * that hangs): the transaction must end within the publish timeout, not stay open (holding the
+ * publisher lock and a connection) for as long as the bus is away, and the rows stay unsent.
+ */
+describe("publishPending with a bus that does not answer", () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>
+  let sql: postgres.Sql
+  const event: ChangeEvent = { type: "link.deleted", id: "lnk_1", host: "a.localhost", slug: "x" }
+  const busWith = (publish: Bus["publish"], published: Array<ChangeEvent> = []): Bus => ({
+    publish: async (events) => {
+      await publish(events)
+      published.push(...events)
+    },
+    subscribe: () => () => {},
+    isConnected: () => true,
+    onState: () => () => {},
+    close: async () => {}
+  })
+
+  beforeAll(async () => {
+    db = await createTestDatabase()
+    sql = postgres(db.url, { max: 2, onnotice: () => {} })
+    await migrate(sql)
+    await sql`INSERT INTO outbox (topic, payload) VALUES ('ricochet.changes.link.deleted', ${sql.json(event as never)})`
+  })
+  afterAll(async () => {
+    await sql?.end({ timeout: 1 })
+    await db?.drop()
+  })
+
+  it("gives up within the timeout, leaves the rows unsent and the lock free, and sends them once the bus answers", async () => {
+    const started = Date.now()
+    await expect(publishPending(sql, busWith(() => new Promise(() => {})), 300)).rejects.toThrow(/did not take 1 events within 300 ms/)
+    expect(Date.now() - started).toBeLessThan(2_000)
+    expect((await sql`SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL`)[0].n).toBe(1)
+    // No transaction of ours is left open on the server.
+    const open = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`
+    expect(open[0].n).toBe(0)
+
+    const published: Array<ChangeEvent> = []
+    expect(await publishPending(sql, busWith(async () => {}, published), 300)).toBe(1)
+    expect(published).toEqual([event])
+    expect((await sql`SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL`)[0].n).toBe(0)
+  })
+})
