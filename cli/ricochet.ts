@@ -1,14 +1,13 @@
 import { parseArgs } from "node:util"
 import { AdminCommandError, type AdminCommand, runAdminCommand, sendAdminCommand } from "../control/admin/adminChannel.ts"
 import { Layer } from "effect"
-import { ChangeBusLayer } from "../control/bus.ts"
-import { ChangeBus } from "../control/outbox/publisher.ts"
+import { ChangeBus, ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ControlLayer } from "../control/control.ts"
-import { ControlConfig } from "../control/ControlConfig.ts"
-import { readOnlyLayer } from "../control/db/Database.ts"
+import { Configuration } from "../shared/config.ts"
+import { readOnlyLayer } from "../shared/db/Database.ts"
 import { EngineLayer } from "../engine/EngineLayer.ts"
 import { runProcess } from "../control/runProcess.ts"
-import { openPostgres } from "../control/db/client.ts"
+import { openPostgres } from "../shared/db/client.ts"
 import { openEmbedded } from "../control/db/embedded.ts"
 import { migrate } from "../control/db/migrate.ts"
 import type { Plan } from "../control/plans/plans.ts"
@@ -73,8 +72,8 @@ const main = async () => {
       console.error("ricochet: NATS_URL is not set: this engine sees changes only when its cache entries expire (RICOCHET_CACHE_TTL_SECONDS)")
     }
     runProcess(EngineLayer.pipe(Layer.provide(Layer.mergeAll(
-      Layer.succeed(ControlConfig)(config),
-      readOnlyLayer(config.databaseUrl),
+      Layer.succeed(Configuration)(config),
+      readOnlyLayer(config.databaseUrl, config.databaseTimeoutSeconds),
       // Alone without NATS no change reaches this engine: an in-process bus would claim otherwise.
       config.natsUrl === undefined ? Layer.succeed(ChangeBus)(detachedBus()) : ChangeBusLayer(config, "ricochet-engine")
     ))))

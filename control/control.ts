@@ -1,12 +1,12 @@
 import { Effect, Layer, Schedule } from "effect"
-import type { RicochetConfig } from "../shared/config.ts"
 import { startAdminChannel } from "./admin/adminChannel.ts"
-import { ControlConfig } from "./ControlConfig.ts"
-import { Database, embeddedLayer, postgresLayer } from "./db/Database.ts"
+import { Configuration, type RicochetConfig } from "../shared/config.ts"
+import { Database } from "../shared/db/Database.ts"
+import { embeddedLayer, postgresLayer } from "./db/layers.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
 import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
-import { ChangeBusLayer } from "./bus.ts"
+import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
@@ -22,7 +22,7 @@ const host = (config: RicochetConfig) => (config.listenHost === "0.0.0.0" || con
 /** First start: a workspace and its key, printed once. */
 const FirstStart = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const created = yield* Effect.promise(() => ensureFirstWorkspace(sql, config.shortDomain))
   if (created === undefined) return
   console.log([
@@ -48,7 +48,7 @@ const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
 /** With the embedded database, the CLI reaches a running server through the admin channel. */
 const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind } = yield* Database
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   if (kind !== "embedded") return
   yield* Effect.acquireRelease(
     Effect.promise(() => startAdminChannel(config.dataDir, sql, config.shortDomain)),
@@ -57,14 +57,14 @@ const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 const Ready = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const { kind } = yield* Database
   console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
 }))
 
 /** What control and an engine in the same process share: config, database, bus, DNS verifier. */
 export const CoreLayer = (config: RicochetConfig) => {
-  const base = Layer.mergeAll(Layer.succeed(ControlConfig)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
+  const base = Layer.mergeAll(Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
   return Layer.mergeAll(base, DomainVerifierLayer.pipe(Layer.provide(base)), ClickStoreLayer.pipe(Layer.provide(base)))
 }
 

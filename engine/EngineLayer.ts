@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
-import { ControlConfig } from "../control/ControlConfig.ts"
-import { Database } from "../control/db/Database.ts"
-import { ChangeBus } from "../control/outbox/publisher.ts"
+import { Configuration } from "../shared/config.ts"
+import { Database } from "../shared/db/Database.ts"
+import { ChangeBus } from "../shared/bus/ChangeBus.ts"
 import { hostname } from "node:os"
 import * as path from "node:path"
 import { startEngine } from "./engine.ts"
@@ -12,7 +12,7 @@ import { startEngine } from "./engine.ts"
  * Clicks go to the spool and from there to Parquet under the clicks directory.
  */
 export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const { sql } = yield* Database
   const bus = yield* ChangeBus
   const engineId = config.engineId ?? `${hostname()}-${config.enginePort}`

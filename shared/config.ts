@@ -1,3 +1,4 @@
+import { Context } from "effect"
 import { isIP } from "node:net"
 import * as path from "node:path"
 
@@ -52,6 +53,9 @@ export interface RicochetConfig {
   readonly compactSeconds: number
   readonly compactSettleSeconds: number
 }
+
+/** The parsed configuration as a service, so tests can provide their own. */
+export class Configuration extends Context.Service<Configuration, RicochetConfig>()("ricochet/Configuration") {}
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, detail: string) {

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Context, Effect, Layer } from "effect"
 import { cachedFileLister } from "../../shared/clicks/files.ts"
-import { ControlConfig } from "../ControlConfig.ts"
+import { Configuration } from "../../shared/config.ts"
 
 /**
  * DuckDB over the click Parquet files. Queries run on DuckDB's own threads, so an analytics
@@ -20,7 +20,7 @@ export class ClickStore extends Context.Service<ClickStore, {
 const toPlain = (value: unknown): unknown => (typeof value === "bigint" ? Number(value) : value)
 
 export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const instance = yield* Effect.promise(() => DuckDBInstance.create(":memory:", { threads: "2" }))
   // Two connections: a long query does not hold up a short one.
   const connections: Array<DuckDBConnection> = yield* Effect.promise(() => Promise.all([instance.connect(), instance.connect()]))

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import { ControlConfig } from "../ControlConfig.ts"
-import { Database } from "../db/Database.ts"
+import { Configuration } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
 import { PLAN_LIMITS } from "../plans/plans.ts"
 import { ClickStore } from "./ClickStore.ts"
 import { applyRetention, compactClicks } from "./compaction.ts"
@@ -13,7 +13,7 @@ const longestHistoryDays = Math.max(...Object.values(PLAN_LIMITS).map((l) => l.a
  * one database, one of them at a time (advisory lock held for the pass).
  */
 export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const store = yield* ClickStore
   const { sql, kind } = yield* Database
   const compact = async () => {

@@ -4,7 +4,7 @@ import { mkdir, rm } from "node:fs/promises"
 import * as path from "node:path"
 import postgres from "postgres"
 import type { Sql } from "postgres"
-import { clientOptions } from "./client.ts"
+import { clientOptions } from "../../shared/db/client.ts"
 
 export interface EmbeddedDatabase {
   readonly sql: Sql

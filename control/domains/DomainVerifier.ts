@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
-import { ControlConfig } from "../ControlConfig.ts"
-import { Database } from "../db/Database.ts"
+import { Configuration } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
 import { makeDnsLookup } from "./dnsLookup.ts"
 import { claimDueDomains, type DomainRow, recordCheck } from "./repository.ts"
 import { type DnsTargets, evaluate, expectedRecords, nextState } from "./verification.ts"
@@ -18,7 +18,7 @@ export class DomainVerifier extends Context.Service<DomainVerifier, {
 }>()("ricochet/DomainVerifier") {}
 
 export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(function*() {
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const { sql } = yield* Database
   const lookup = makeDnsLookup(config.dnsServers)
   const targets: DnsTargets = { cnameTarget: config.cnameTarget, aTarget: config.aTarget }
@@ -42,7 +42,7 @@ export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(funct
  */
 export const DomainCheckJob = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
-  const config = yield* ControlConfig
+  const config = yield* Configuration
   const verifier = yield* DomainVerifier
   const tickMs = Math.max(200, Math.min(5_000, (config.domainRecheckSeconds * 1000) / 3))
   const round = Effect.gen(function*() {

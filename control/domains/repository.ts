@@ -1,6 +1,6 @@
 import type { Sql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
-import { isUniqueViolation, type Queryable } from "../db/Database.ts"
+import { isUniqueViolation, type Queryable } from "../../shared/db/Database.ts"
 import { apiError, notFound } from "../http/ApiError.ts"
 import { toIso } from "../http/fields.ts"
 import { lockWorkspaceQuota, type Scope } from "../links/repository.ts"

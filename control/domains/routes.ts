@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { ControlConfig } from "../ControlConfig.ts"
-import { attempt, query } from "../db/Database.ts"
+import { Configuration } from "../../shared/config.ts"
+import { attempt, query } from "../db/query.ts"
 import { fieldError, notFound } from "../http/ApiError.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
@@ -39,7 +39,7 @@ export const domainRoutes = [
     access: "admin",
     handler: ({ principal, body }) =>
       Effect.gen(function*() {
-        const { shortDomain } = yield* ControlConfig
+        const { shortDomain } = yield* Configuration
         const parsed = parseCustomHost(body.host, shortDomain)
         if ("problem" in parsed) return yield* fieldError(["host"], parsed.problem, "invalid_host")
         const row = yield* query((sql) => createDomain(sql, principal, parsed.host))

@@ -1,6 +1,6 @@
 import type { Sql } from "postgres"
 import { newId } from "../../shared/ids.ts"
-import { isUniqueViolation } from "../db/Database.ts"
+import { isUniqueViolation } from "../../shared/db/Database.ts"
 import { apiError, notFound } from "../http/ApiError.ts"
 import { toIso } from "../http/fields.ts"
 import { lockWorkspaceQuota, type Scope } from "../links/repository.ts"

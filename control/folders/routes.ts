@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { query } from "../db/Database.ts"
+import { query } from "../db/query.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
 import { createFolder, deleteFolder, listFolders, renameFolder } from "./repository.ts"

@@ -1,8 +1,9 @@
 import { Cause, Effect, Option, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { bearerToken, hashApiKey, looksLikeApiKey } from "../auth/apiKeys.ts"
-import { ControlConfig } from "../ControlConfig.ts"
-import { type DatabaseError, query } from "../db/Database.ts"
+import { Configuration } from "../../shared/config.ts"
+import { type DatabaseError } from "../../shared/db/Database.ts"
+import { query } from "../db/query.ts"
 import { API_PLAN, requirePlan } from "../plans/plans.ts"
 import {
   type Allowance,
@@ -67,7 +68,7 @@ const countHit = (buckets: ReadonlyArray<Bucket>) => query((sql) => hit(sql, buc
  */
 const admit = (request: HttpServerRequest.HttpServerRequest, allowance: "general" | "analytics" | "anonymous") =>
   Effect.gen(function*() {
-    const config = yield* ControlConfig
+    const config = yield* Configuration
     const anonymous = (error: ApiError | undefined) =>
       Effect.gen(function*() {
         const [address] = yield* countHit([{ key: `addr:${clientAddress(request, config.trustProxy)}`, limit: ANONYMOUS_LIMIT }])

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { Sql } from "postgres"
-import { Database } from "../db/Database.ts"
-import { ChangeBus } from "../outbox/publisher.ts"
+import { Database } from "../../shared/db/Database.ts"
+import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
 
 /** How long /readyz waits for the database to answer `SELECT 1`. */
 export const READY_DATABASE_TIMEOUT_MS = 1_000

@@ -1,8 +1,8 @@
 import type { Effect, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import type { Database, DatabaseError } from "../db/Database.ts"
+import type { Database, DatabaseError } from "../../shared/db/Database.ts"
 import type { Plan } from "../plans/plans.ts"
-import type { ControlConfig } from "../ControlConfig.ts"
+import type { Configuration } from "../../shared/config.ts"
 import type { ClickStore } from "../analytics/ClickStore.ts"
 import type { DomainVerifier } from "../domains/DomainVerifier.ts"
 import type { ApiError } from "./ApiError.ts"
@@ -25,7 +25,7 @@ export interface RouteInput<P, Q, B> {
 }
 
 /** The services a handler may use; the server provides exactly these. */
-export type ApiServices = Database | ControlConfig | DomainVerifier | ClickStore
+export type ApiServices = Database | Configuration | DomainVerifier | ClickStore
 
 type AnySchema = Schema.Codec<any, any, never, never>
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { ControlConfig } from "../ControlConfig.ts"
-import { query } from "../db/Database.ts"
+import { Configuration } from "../../shared/config.ts"
+import { query } from "../db/query.ts"
 import { fieldError, notFound } from "../http/ApiError.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { route } from "../http/route.ts"
@@ -11,7 +11,7 @@ import { createLink, deleteLink, findLink, findLinkBySlug, listLinks, updateLink
 import { commaList, Link, LinkCreate, LinkInfoQuery, LinkPage, LinkUpdate, ListLinksQuery } from "./schema.ts"
 
 const scheme = Effect.gen(function*() {
-  return (yield* ControlConfig).linkScheme
+  return (yield* Configuration).linkScheme
 })
 
 export const linkRoutes = [

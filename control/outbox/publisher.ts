@@ -1,11 +1,9 @@
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { Bus } from "../../shared/bus/bus.ts"
+import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
-import { Database } from "../db/Database.ts"
+import { Database } from "../../shared/db/Database.ts"
 import { onOutboxDirty } from "./signal.ts"
-
-/** The change bus as a service, so tests and the embedded default can provide their own. */
-export class ChangeBus extends Context.Service<ChangeBus, Bus>()("ricochet/ChangeBus") {}
 
 export const OUTBOX_CHANNEL = "ricochet_outbox"
 // One publisher at a time across control processes keeps events in commit order on the bus.

@@ -1,6 +1,6 @@
 import type { Sql } from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openPostgres } from "../../control/db/client.ts"
+import { openPostgres } from "../../shared/db/client.ts"
 import { ADMIN_DATABASE_URL } from "../support/processes.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
 

@@ -1,6 +1,7 @@
 import { Effect, Exit } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { embeddedLayer, postgresLayer, query } from "../../control/db/Database.ts"
+import { query } from "../../control/db/query.ts"
+import { embeddedLayer, postgresLayer } from "../../control/db/layers.ts"
 import { ApiError } from "../../control/http/ApiError.ts"
 import { createTestDatabase, removeDir, tempDir } from "../support/processes.ts"
 

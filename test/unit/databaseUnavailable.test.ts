@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isDatabaseUnavailable } from "../../control/db/unavailable.ts"
+import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 
 const withCode = (code: unknown) => Object.assign(new Error("x"), { code })
 

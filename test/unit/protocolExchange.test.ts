@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ProtocolExchange } from "../../control/db/protocolExchange.ts"
+import { ProtocolExchange } from "../../shared/db/protocolExchange.ts"
 
 /** A typed message: type byte, length (counting itself), then `bodyLength` bytes. */
 const typed = (type: string, bodyLength = 0): Buffer => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { type Counters, look, NEW_SOCKET, type Progress } from "../../control/db/stalledSockets.ts"
+import { type Counters, look, NEW_SOCKET, type Progress } from "../../shared/db/stalledSockets.ts"
 
 const STALL = 1_000
 

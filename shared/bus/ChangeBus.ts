@@ -1,8 +1,10 @@
-import { Effect, Layer } from "effect"
-import { memoryBus } from "../shared/bus/bus.ts"
-import { natsBus, pingIntervalFor } from "../shared/bus/natsBus.ts"
-import type { RicochetConfig } from "../shared/config.ts"
-import { ChangeBus } from "./outbox/publisher.ts"
+import { Context, Effect, Layer } from "effect"
+import type { RicochetConfig } from "../config.ts"
+import { type Bus, memoryBus } from "./bus.ts"
+import { natsBus, pingIntervalFor } from "./natsBus.ts"
+
+/** The change bus as a service, so tests and the embedded default can provide their own. */
+export class ChangeBus extends Context.Service<ChangeBus, Bus>()("ricochet/ChangeBus") {}
 
 /**
  * NATS when NATS_URL is set, else the in-process bus of the embedded default. A lost NATS server is

@@ -1,0 +1,54 @@
+import { Effect, Layer } from "effect"
+import { openPostgres } from "../../shared/db/client.ts"
+import { Database, DatabaseError } from "../../shared/db/Database.ts"
+import { openEmbedded } from "./embedded.ts"
+import { migrate } from "./migrate.ts"
+
+/**
+ * PostgreSQL at DATABASE_URL, migrated before anything uses it. Migrations run on a connection of
+ * their own without the timeouts (an index build may take minutes); the pool is bounded by
+ * `timeoutSeconds` (RICOCHET_DB_TIMEOUT_SECONDS).
+ */
+export const postgresLayer = (url: string, timeoutSeconds: number, max = 10): Layer.Layer<Database, DatabaseError> =>
+  Layer.effect(Database)(
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const migrator = openPostgres(url, 1)
+          try {
+            await migrate(migrator)
+          } finally {
+            await migrator.end({ timeout: 1 })
+          }
+          return Database.of({ sql: openPostgres(url, max, timeoutSeconds), kind: "postgres", queryTimeoutMs: timeoutSeconds * 1000 })
+        },
+        catch: (cause) => new DatabaseError({ cause })
+      }),
+      ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }))
+    )
+  )
+
+/**
+ * The embedded default: PGlite under the data directory, migrated before use. PGlite runs in
+ * this process and cannot hang apart from it, and its one connection must never be dropped: calls
+ * get the API's deadline, the connection no socket watch and no server-side timeouts.
+ */
+export const embeddedLayer = (dataDir: string, timeoutSeconds: number): Layer.Layer<Database, DatabaseError> =>
+  Layer.effect(Database)(
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const db = await openEmbedded(dataDir)
+          try {
+            await migrate(db.sql)
+          } catch (error) {
+            await db.close()
+            throw error
+          }
+          return { db, service: Database.of({ sql: db.sql, kind: "embedded", queryTimeoutMs: timeoutSeconds * 1000 }) }
+        },
+        catch: (cause) => new DatabaseError({ cause })
+      }),
+      ({ db }) => Effect.promise(() => db.close())
+    ).pipe(Effect.map(({ service }) => service))
+  )
