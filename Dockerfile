@@ -1,0 +1,63 @@
+# Ricochet in a container. One image serves every role:
+#   docker run IMAGE                          control and engine in one process (npm start)
+#   docker run IMAGE cli/ricochet.ts control  the control plane alone
+#   docker run IMAGE cli/ricochet.ts engine   a redirect engine alone
+#   docker run IMAGE cli/ricochet.ts workspace create --name NAME --plan pro --json
+# Configuration comes from the environment, the variables of README "Configuration" only.
+# compose.yaml runs PostgreSQL, NATS, one control and two engines from this image;
+# test/unit/compose.test.ts checks both files against the configuration reference.
+
+# Node 20 on Debian 12 (bookworm), and nothing newer: the uWebSockets.js package we use
+# (@trufflesuite/uws-js-unofficial 20.30) ships binaries for Node 16, 18 and 20 only (ABI 93,
+# 108, 115) and they need glibc 2.36 or newer, which bookworm has. On another Node the package
+# does not fail: it warns and falls back to a much slower implementation written in JavaScript.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# --- dependencies: production packages only, exactly as locked -------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# tsx is a production dependency: the sources run as TypeScript, there is no build output.
+# Install scripts are skipped: every native part we load (uWebSockets.js, DuckDB, xxhash,
+# msgpackr-extract, esbuild) comes prebuilt in an npm package, and the optional WebSocket
+# helpers whose scripts would compile (bufferutil, utf-8-validate) are never loaded: no compiler
+# is needed.
+# uWebSockets.js carries binaries for every platform and Node version (over 100 MB): keep the
+# one this image loads, and fail the build if there is none, rather than run the slow fallback.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force \
+ && uws="uws_$(node -p 'process.platform + "_" + process.arch + "_" + process.versions.modules').node" \
+ && test -f "node_modules/uWebSockets.js/binaries/$uws" \
+ && find node_modules/uWebSockets.js -name 'uws_*.node' ! -path "*/binaries/$uws" -delete
+
+# --- runtime: the packages and the sources, nothing else ---------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    RICOCHET_DATA_DIR=/var/lib/ricochet
+WORKDIR /app
+# Owned by root and not writable by the user the server runs as.
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json main.ts ./
+COPY cli ./cli
+COPY control ./control
+COPY engine ./engine
+COPY shared ./shared
+# The data directory (embedded database, admin channel) and the default click and spool
+# directories, owned by the unprivileged `node` user of the base image. A new named volume
+# mounted on one of these starts with this owner.
+RUN mkdir -p /var/lib/ricochet/clicks /var/lib/ricochet/spool \
+ && chown -R node:node /var/lib/ricochet
+USER node
+
+# RICOCHET_API_PORT and RICOCHET_ENGINE_PORT, at their defaults.
+EXPOSE 3000 8080
+
+# Liveness of control: GET /healthz on the API port (the slim image has no curl; Node has fetch).
+# An engine alone serves no /healthz: compose.yaml gives engines a check of their own.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.RICOCHET_API_PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# Node is PID 1: Effect's runtime handles SIGTERM itself (servers stop, in-flight requests are
+# answered, clicks are flushed), so no init process is needed.
+ENTRYPOINT ["node", "--import", "tsx"]
+CMD ["main.ts"]
