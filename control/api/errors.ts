@@ -96,7 +96,7 @@ export interface ApiErrorClass<Self, Tag extends string> extends
   Schema.Class<
     Self,
     Schema.TaggedStruct<Tag, typeof ErrorFields>,
-    HttpServerRespondable.Respondable & Cause.YieldableError
+    HttpServerRespondable.Respondable & Cause.YieldableError & { readonly code: ErrorCode; readonly status: number }
   >
 {
   readonly code: ErrorCode
@@ -123,6 +123,12 @@ export const ApiError = <Self>() => <const Tag extends string>(tag: Tag, spec: E
         responseSchemas.set(this, schema)
       }
       return schema
+    }
+    get code(): ErrorCode {
+      return spec.code
+    }
+    get status(): number {
+      return spec.status
     }
     readonly [ErrorReporter.ignore] = true;
     [HttpServerRespondable.symbol]() {

@@ -21,6 +21,7 @@ import { TagsHandlers } from "../tags/handlers.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
 import { readinessRoute } from "./readiness.ts"
+import { answerWhileStarting } from "./startingUp.ts"
 import { isDecodablePath } from "./requestPath.ts"
 
 /** The /v1 endpoints of the HttpApi declaration, with their handlers, middleware and repositories. */
@@ -85,7 +86,7 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
 }))
 
 /** The API reference page at /v1/docs: Scalar's script from the effect package, no CDN; counted like the document. */
-const ReferencePage = HttpApiScalar.layer(Api, { path: "/v1/docs", scalar: { withDefaultFonts: false, hideClientButton: true } as never }).pipe(
+const ReferencePage = HttpApiScalar.layer(Api, { path: "/v1/docs", scalar: { withDefaultFonts: false } }).pipe(
   Layer.provide(HttpRouter.middleware(Effect.gen(function*() {
     const config = yield* Configuration
     const database = yield* Database
@@ -108,5 +109,5 @@ export const ApiServerLayer = (host: string, port: number) =>
     disableListenLog: true,
     routerConfig: { maxParamLength: 16 * 1024 }
   }).pipe(
-    Layer.provide(NodeHttpServer.layer(() => answerClientErrors(createServer()), { port, host }))
+    Layer.provide(NodeHttpServer.layer(() => answerWhileStarting(answerClientErrors(createServer())), { port, host }))
   )
