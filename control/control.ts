@@ -1,8 +1,9 @@
 import { Effect, Layer, Schedule } from "effect"
 import { startAdminChannel } from "./admin/adminChannel.ts"
 import { Configuration, type RicochetConfig } from "../shared/config.ts"
-import { Database } from "../shared/db/Database.ts"
+import { Database, DatabaseError } from "../shared/db/Database.ts"
 import { embeddedLayer, postgresLayer } from "./db/layers.ts"
+import { DomainRepositoryLayer } from "./domains/DomainRepository.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
 import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
@@ -23,7 +24,10 @@ const host = (config: RicochetConfig) => (config.listenHost === "0.0.0.0" || con
 const FirstStart = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const config = yield* Configuration
-  const created = yield* Effect.promise(() => ensureFirstWorkspace(sql, config.shortDomain))
+  const created = yield* Effect.tryPromise({
+    try: () => ensureFirstWorkspace(sql, config.shortDomain),
+    catch: (cause) => new DatabaseError({ cause })
+  })
   if (created === undefined) return
   console.log([
     "",
@@ -38,7 +42,7 @@ const FirstStart = Layer.effectDiscard(Effect.gen(function*() {
 const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   yield* Effect.forkScoped(
-    Effect.promise(() => Promise.all([sweep(sql), pruneOutbox(sql)])).pipe(
+    Effect.tryPromise(() => Promise.all([sweep(sql), pruneOutbox(sql)])).pipe(
       Effect.catchCause((cause) => Effect.logWarning("rate-limit sweep failed", cause)),
       Effect.repeat(Schedule.spaced("1 minute"))
     )
@@ -59,13 +63,14 @@ const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
 const Ready = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* Configuration
   const { kind } = yield* Database
-  console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
+  console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json, reference: /v1/docs), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
 }))
 
-/** What control and an engine in the same process share: config, database, bus, DNS verifier. */
+/** What control and an engine in the same process share: config, database, bus; and control's domains, DNS verifier and click store. */
 export const CoreLayer = (config: RicochetConfig) => {
   const base = Layer.mergeAll(Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
-  return Layer.mergeAll(base, DomainVerifierLayer.pipe(Layer.provide(base)), ClickStoreLayer.pipe(Layer.provide(base)))
+  const domains = Layer.provideMerge(DomainRepositoryLayer, base)
+  return Layer.mergeAll(domains, DomainVerifierLayer.pipe(Layer.provide(domains)), ClickStoreLayer.pipe(Layer.provide(base)))
 }
 
 /**

@@ -1,8 +1,7 @@
 import { Effect } from "effect"
 import { Configuration } from "../../shared/config.ts"
-import { attempt, query } from "../db/query.ts"
-import { ApiError } from "../http/ApiError.ts"
-import type { Principal } from "../http/route.ts"
+import type { Principal } from "../api/Principal.ts"
+import { attempt, query } from "../db/sql.ts"
 import { ClickStore } from "./ClickStore.ts"
 import { analyticsWindow, resolveFilter } from "./resolve.ts"
 import type { AnalyticsQuery } from "./schema.ts"
@@ -26,9 +25,9 @@ export const answerAnalytics = (principal: Principal, q: AnalyticsQuery) =>
     const interval = q.interval ?? "24h"
     const window = analyticsWindow(interval, principal.plan, Date.now())
     const filter = yield* query((sql) => resolveFilter(sql, principal.workspaceId, q, window))
-    if (filter instanceof ApiError) return yield* filter
+    if ("_tag" in filter) return yield* filter
     const bucket = interval === "24h" ? "hour" : "day"
-    const files = yield* Effect.promise(() => store.files(window.fromMs, window.toMs))
+    const files = yield* attempt(() => store.files(window.fromMs, window.toMs))
     const rows = files.length === 0
       ? []
       : yield* attempt(() => {

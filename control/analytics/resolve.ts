@@ -1,5 +1,6 @@
 import type { Sql } from "postgres"
-import { type ApiError, fieldError } from "../http/ApiError.ts"
+import { unknownReference } from "../api/errors.ts"
+import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../links/errors.ts"
 import { commaList } from "../links/schema.ts"
 import { PLAN_LIMITS, type Plan } from "../plans/plans.ts"
 import type { AnalyticsQuery, Interval } from "./schema.ts"
@@ -18,6 +19,9 @@ export const analyticsWindow = (interval: Interval, plan: Plan, nowMs: number): 
 const intersect = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string>): ReadonlyArray<string> =>
   a === null ? b : a.filter((id) => b.includes(id))
 
+/** A link-selecting parameter naming something that is not the workspace's. */
+export type UnknownReference = LinkUnknown | DomainUnknown | SlugUnknown | FolderUnknown | TagUnknown
+
 /**
  * Turns the link-selecting parameters (linkId, domain + slug, domain, folderId, tagIds) into link
  * ids or a domain, read from PostgreSQL at query time. Ids that are not the workspace's are 422s.
@@ -27,12 +31,12 @@ export const resolveFilter = async (
   workspaceId: string,
   q: AnalyticsQuery,
   window: { fromMs: number; toMs: number }
-): Promise<ClickFilter | ApiError> => {
+): Promise<ClickFilter | UnknownReference> => {
   let linkIds: ReadonlyArray<string> | null = null
   let domain: string | null = null
   if (q.linkId !== undefined) {
     const [row] = await sql`SELECT id FROM links WHERE workspace_id = ${workspaceId} AND id = ${q.linkId}`
-    if (row === undefined) return fieldError(["linkId"], `No link with id ${JSON.stringify(q.linkId)} in this workspace`, "unknown_reference")
+    if (row === undefined) return new LinkUnknown(unknownReference(["linkId"], `No link with id ${JSON.stringify(q.linkId)} in this workspace`))
     linkIds = [q.linkId]
   }
   if (q.domain !== undefined || q.slug !== undefined) {
@@ -40,19 +44,19 @@ export const resolveFilter = async (
     const [found] = host === undefined
       ? await sql<{ host: string }[]>`SELECT host FROM domains WHERE workspace_id = ${workspaceId} AND is_primary`
       : await sql<{ host: string }[]>`SELECT host FROM domains WHERE workspace_id = ${workspaceId} AND host = ${host}`
-    if (found === undefined) return fieldError(["domain"], `${JSON.stringify(q.domain)} is not a domain of this workspace`, "unknown_reference")
+    if (found === undefined) return new DomainUnknown(unknownReference(["domain"], `${JSON.stringify(q.domain)} is not a domain of this workspace`))
     domain = found.host
     if (q.slug !== undefined) {
       const [link] = await sql<{ id: string }[]>`
         SELECT l.id FROM links l JOIN domains d ON d.id = l.domain_id
         WHERE l.workspace_id = ${workspaceId} AND d.host = ${found.host} AND l.slug = ${q.slug}`
-      if (link === undefined) return fieldError(["slug"], `No link ${JSON.stringify(q.slug)} on ${found.host}`, "unknown_reference")
+      if (link === undefined) return new SlugUnknown(unknownReference(["slug"], `No link ${JSON.stringify(q.slug)} on ${found.host}`))
       linkIds = intersect(linkIds, [link.id])
     }
   }
   if (q.folderId !== undefined) {
     const [folder] = await sql`SELECT 1 FROM folders WHERE workspace_id = ${workspaceId} AND id = ${q.folderId}`
-    if (folder === undefined) return fieldError(["folderId"], `No folder with id ${JSON.stringify(q.folderId)} in this workspace`, "unknown_reference")
+    if (folder === undefined) return new FolderUnknown(unknownReference(["folderId"], `No folder with id ${JSON.stringify(q.folderId)} in this workspace`))
     const rows = await sql<{ id: string }[]>`SELECT id FROM links WHERE workspace_id = ${workspaceId} AND folder_id = ${q.folderId}`
     linkIds = intersect(linkIds, rows.map((r) => r.id))
   }
@@ -60,7 +64,7 @@ export const resolveFilter = async (
   if (tagIds.length > 0) {
     const known = new Set((await sql<{ id: string }[]>`SELECT id FROM tags WHERE workspace_id = ${workspaceId} AND id = ANY(${tagIds})`).map((r) => r.id))
     const unknown = tagIds.findIndex((id) => !known.has(id))
-    if (unknown >= 0) return fieldError(["tagIds"], `No tag with id ${JSON.stringify(tagIds[unknown])} in this workspace`, "unknown_reference")
+    if (unknown >= 0) return new TagUnknown(unknownReference(["tagIds"], `No tag with id ${JSON.stringify(tagIds[unknown])} in this workspace`))
     const rows = await sql<{ link_id: string }[]>`
       SELECT DISTINCT lt.link_id FROM link_tags lt JOIN links l ON l.id = lt.link_id
       WHERE l.workspace_id = ${workspaceId} AND lt.tag_id = ANY(${tagIds})`

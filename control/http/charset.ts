@@ -26,7 +26,9 @@ export const parseContentType = (header: string | undefined): ContentType | unde
 }
 
 /** Thrown by the decoders here; the message is fit for a client. */
-export class TextDecodingError extends Error {}
+export class TextDecodingError extends Error {
+  readonly _tag = "TextDecodingError"
+}
 
 const strictDecoder = (charset: string, ignoreBOM = false): TextDecoder => {
   try {

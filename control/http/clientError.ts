@@ -1,6 +1,5 @@
 import type { Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { toErrorBody, apiError } from "./ApiError.ts"
 
 /**
  * Requests Node's HTTP parser refuses never reach a handler: a request line and headers over its
@@ -28,7 +27,7 @@ export const clientErrorAnswer = (code: string | undefined): { status: number; m
 
 export const clientErrorResponse = (code: string | undefined): string => {
   const { status, message } = clientErrorAnswer(code)
-  const body = JSON.stringify(toErrorBody(apiError("bad_request", message)))
+  const body = JSON.stringify({ error: { code: "bad_request", message } })
   return [
     `HTTP/1.1 ${status} ${REASONS[status]}`,
     "Content-Type: application/json",

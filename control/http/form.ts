@@ -1,7 +1,8 @@
-import type { SchemaAST } from "effect"
+import { Predicate, Result, type SchemaAST } from "effect"
 import qs from "qs"
-import { apiError } from "./ApiError.ts"
-import { percentDecode, TextDecodingError } from "./charset.ts"
+import { BadRequest } from "../api/errors.ts"
+import { percentDecode } from "./charset.ts"
+import { hasLoneSurrogate } from "./nul.ts"
 import { formLimitMessage, jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS } from "./limits.ts"
 
 /**
@@ -11,8 +12,9 @@ import { formLimitMessage, jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MA
  * `true`/`false` become booleans and numbers are parsed where the schema expects them; an empty
  * value for a nullable field means null. The result is validated by the same Schema as JSON.
  *
- * The brackets are read by qs, within the bounds of limits.ts (a bound passed is a 400, not a
- * silent cut), and never onto a prototype: `__proto__`, `constructor`, `toString`… are dropped.
+ * The brackets are read by qs (effect/http-api reads forms flat, without brackets), within the
+ * bounds of limits.ts (a bound passed is a 400, not a silent cut), and never onto a prototype:
+ * `__proto__`, `constructor`, `toString`… are dropped.
  */
 
 type Tree = string | Array<Tree> | { [key: string]: Tree }
@@ -21,11 +23,11 @@ type FormText = "form body" | "query string"
 
 /**
  * The nested shape of urlencoded text, every leaf still a string. `charset` is what the escapes
- * are bytes of. Throws a 400 ApiError past a bound or for escapes that are not text.
+ * are bytes of. Past a bound, or with escapes that are not text, a 400.
  */
-export const parseFormText = (text: string, what: FormText = "form body", charset = "utf-8"): Record<string, Tree> => {
+export const parseFormText = (text: string, what: FormText = "form body", charset = "utf-8"): Result.Result<Record<string, Tree>, BadRequest> => {
   try {
-    return qs.parse(text, {
+    return Result.succeed(qs.parse(text, {
       depth: MAX_DEPTH,
       strictDepth: true,
       parameterLimit: MAX_FORM_FIELDS,
@@ -34,23 +36,28 @@ export const parseFormText = (text: string, what: FormText = "form body", charse
       allowPrototypes: false,
       ignoreQueryPrefix: what === "query string",
       decoder: (part: string) => percentDecode(part, charset)
-    }) as Record<string, Tree>
+    }) as Record<string, Tree>)
   } catch (error) {
-    if (error instanceof TextDecodingError) throw apiError("bad_request", `The ${what} cannot be read: ${error.message}`)
+    // qs throws for a bound passed, the decoder for escapes that are not text; nothing else is expected.
+    if (Predicate.isTagged(error, "TextDecodingError")) {
+      return Result.fail(new BadRequest({ message: `The ${what} cannot be read: ${(error as unknown as Error).message}` }))
+    }
     const limit = formLimitMessage(error, what)
-    if (limit !== undefined) throw apiError("bad_request", limit)
+    if (limit !== undefined) return Result.fail(new BadRequest({ message: limit }))
     throw error
   }
 }
 
 /** The nested shape of form entries already decoded (multipart fields), as parseFormText reads them. */
-export const formEntriesToTree = (entries: Iterable<readonly [string, string]>, what: FormText = "form body"): Record<string, Tree> => {
+export const formEntriesToTree = (
+  entries: Iterable<readonly [string, string]>,
+  what: FormText = "form body"
+): Result.Result<Record<string, Tree>, BadRequest> => {
   const parts: Array<string> = []
-  try {
-    for (const [key, value] of entries) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
-  } catch {
+  for (const [key, value] of entries) {
     // encodeURIComponent refuses lone surrogates.
-    throw apiError("bad_request", `The ${what} holds text that is not Unicode`)
+    if (hasLoneSurrogate(key) || hasLoneSurrogate(value)) return Result.fail(new BadRequest({ message: `The ${what} holds text that is not Unicode` }))
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
   }
   return parseFormText(parts.join("&"), what)
 }

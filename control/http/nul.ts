@@ -1,4 +1,5 @@
-import type { FieldIssue } from "./ApiError.ts"
+import { Schema } from "effect"
+import type { FieldIssue } from "../api/errors.ts"
 
 /**
  * Text that cannot be stored as sent. PostgreSQL's text types refuse U+0000 outright (a 500 before
@@ -10,6 +11,9 @@ export const NUL_MESSAGE = "Must not contain the NUL character"
 export const SURROGATE_MESSAGE = "Must be valid Unicode text (a lone UTF-16 surrogate is not)"
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** Whether `text` holds a UTF-16 surrogate without its pair (not Unicode text). */
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text)
 
 /** The reason `text` cannot be stored, or undefined. */
 export const textProblem = (text: string): string | undefined =>
@@ -41,3 +45,12 @@ export const findUnsafeText = (value: unknown, path: ReadonlyArray<string | numb
   }
   return undefined
 }
+
+/**
+ * The check every input schema (path, query, body) carries: after its fields decode, any text
+ * that cannot be stored is a 422 at its field.
+ */
+export const storable = Schema.makeFilter((value: unknown) => {
+  const issue = findUnsafeText(value)
+  return issue === undefined || { path: issue.path, issue: issue.message }
+})

@@ -1,36 +1,82 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { createServer } from "node:http"
+import { Configuration } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
+import { AnalyticsHandlers } from "../analytics/handlers.ts"
+import { AdminOnlyLayer } from "../api/AdminOnly.ts"
+import { admit, AdmissionLayer, type AllowanceKind } from "../api/Admission.ts"
+import { Api } from "../api/Api.ts"
+import { BadRequest, NotFound } from "../api/errors.ts"
+import { RequestInputLayer } from "../api/RequestInput.ts"
+import { answerUnexpected, UnexpectedLayer } from "../api/Unexpected.ts"
+import { DomainsHandlers } from "../domains/handlers.ts"
+import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
+import { FoldersHandlers } from "../folders/handlers.ts"
+import { LinksHandlers } from "../links/handlers.ts"
+import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
+import { TagsHandlers } from "../tags/handlers.ts"
+import { TagRepositoryLayer } from "../tags/TagRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
-import { openApiDocument } from "./openapi.ts"
-import { publicRoute, runRoute, undecodableV1Path, unknownRoute } from "./pipeline.ts"
-import { isDecodablePath } from "./requestPath.ts"
 import { readinessRoute } from "./readiness.ts"
-import { apiRoutes } from "./routes.ts"
+import { answerWhileStarting } from "./startingUp.ts"
+import { isDecodablePath } from "./requestPath.ts"
 
-let cachedDocument: unknown
-const document = () => (cachedDocument ??= openApiDocument(apiRoutes))
-
-const undecodablePath = HttpServerResponse.jsonUnsafe(
-  { error: { code: "bad_request", message: "The request path is not percent-encoded UTF-8" } },
-  { status: 400 }
+/** The /v1 endpoints of the HttpApi declaration, with their handlers, middleware and repositories. */
+const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
+  Layer.provide([LinksHandlers, TagsHandlers, FoldersHandlers, DomainsHandlers, AnalyticsHandlers]),
+  Layer.provide([LinkRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer]),
+  Layer.provide([AdmissionLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
 )
 
 /**
- * All HTTP routes of control: the /v1 table, its OpenAPI description, liveness (/healthz: the
- * process runs, nothing else asked), readiness (/readyz: database and bus), and JSON 404s.
+ * Runs `answer` once the request is admitted and counted as `kind`: routes outside the HttpApi
+ * (the documents, unknown and undecodable /v1 paths) are rate limited like the rest of /v1, and
+ * answer failures (the ApiError classes answer themselves) with the RateLimit headers.
  */
-export const ApiRouter = HttpRouter.use(Effect.fnUntraced(function*(router) {
+const admitted = <E>(kind: AllowanceKind, answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>) =>
+  Effect.gen(function*() {
+    const config = yield* Configuration
+    const database = yield* Database
+    return Effect.andThen(admit(kind), answer).pipe(
+      Effect.provideService(Configuration, config),
+      Effect.provideService(Database, database)
+    )
+  })
+
+const pathOf = (url: string) => new URL(url, "http://localhost").pathname
+
+const undecodable = "The request path is not percent-encoded UTF-8"
+
+/**
+ * Everything else control serves: the OpenAPI document, unknown /v1 paths (still authenticated
+ * and counted, then 404), paths the router cannot decode, liveness (/healthz: the process runs,
+ * nothing else asked), readiness (/readyz: database and bus), and JSON 404s elsewhere. A defect
+ * anywhere is logged and answered 500 with the error body.
+ */
+const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
+  const undecodableV1Path = yield* admitted("general", Effect.fail(new BadRequest({ message: undecodable })))
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
-  yield* router.addGlobalMiddleware((app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      isDecodablePath(request.url) ? app : request.url.startsWith("/v1/") ? undecodableV1Path : Effect.succeed(undecodablePath)))
-  for (const route of apiRoutes) {
-    yield* router.add(route.method, route.path, Effect.flatMap(HttpRouter.params, (params) => runRoute(route, params)))
-  }
-  yield* router.add("GET", "/v1/openapi.json", publicRoute(document))
-  yield* router.add("*", "/v1/*", unknownRoute)
+  yield* router.addGlobalMiddleware((app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+    answerUnexpected(
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (isDecodablePath(request.url)) return yield* app
+        if (request.url.startsWith("/v1/")) return yield* undecodableV1Path
+        return HttpServerResponse.jsonUnsafe({ error: { code: "bad_request", message: undecodable } }, { status: 400 })
+      }),
+      (reason) => reason._tag !== "Die"
+    ))
+  let document: HttpServerResponse.HttpServerResponse | undefined
+  yield* router.add("GET", "/v1/openapi.json", yield* admitted("anonymous", Effect.sync(() => (document ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(Api))))))
+  yield* router.add(
+    "*",
+    "/v1/*",
+    yield* admitted("general", Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+      Effect.fail(new NotFound({ message: `No endpoint ${request.method} ${pathOf(request.url)}` }))))
+  )
   yield* router.add("GET", "/healthz", Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" })))
   yield* router.add("GET", "/readyz", readinessRoute)
   yield* router.add("*", "*", Effect.succeed(HttpServerResponse.jsonUnsafe(
@@ -39,12 +85,29 @@ export const ApiRouter = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )))
 }))
 
+/** The API reference page at /v1/docs: Scalar's script from the effect package, no CDN; counted like the document. */
+const ReferencePage = HttpApiScalar.layer(Api, { path: "/v1/docs", scalar: { withDefaultFonts: false } }).pipe(
+  Layer.provide(HttpRouter.middleware(Effect.gen(function*() {
+    const config = yield* Configuration
+    const database = yield* Database
+    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+      Effect.andThen(admit("anonymous"), httpEffect).pipe(
+        Effect.provideService(Configuration, config),
+        Effect.provideService(Database, database)
+      )
+  })).layer)
+)
+
 /**
- * Serves the router on a Node HTTP server at host:port. A path parameter may be as long as Node
+ * Serves the routes on a Node HTTP server at host:port. A path parameter may be as long as Node
  * lets a request line be (the router's default of 100 answered longer ids an empty 404): the
  * schema of the parameter then says what is wrong with it.
  */
 export const ApiServerLayer = (host: string, port: number) =>
-  HttpRouter.serve(ApiRouter, { disableLogger: true, disableListenLog: true, routerConfig: { maxParamLength: 16 * 1024 } }).pipe(
-    Layer.provide(NodeHttpServer.layer(() => answerClientErrors(createServer()), { port, host }))
+  HttpRouter.serve(Layer.mergeAll(ApiRoutes, OtherRoutes, ReferencePage), {
+    disableLogger: true,
+    disableListenLog: true,
+    routerConfig: { maxParamLength: 16 * 1024 }
+  }).pipe(
+    Layer.provide(NodeHttpServer.layer(() => answerWhileStarting(answerClientErrors(createServer())), { port, host }))
   )

@@ -1,4 +1,5 @@
-import { type ApiError, apiError, fieldError } from "../http/ApiError.ts"
+import { Result } from "effect"
+import { type PlanRequired, ValidationFailed } from "../api/errors.ts"
 import { type Plan, requirePlan } from "../plans/plans.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
@@ -15,7 +16,7 @@ const BASIC_FIELDS = {
 } as const
 
 /** plan_required for the first gated field the input uses that the plan lacks. */
-export const checkLinkPlan = (plan: Plan, input: LinkInput): ApiError | undefined => {
+export const checkLinkPlan = (plan: Plan, input: LinkInput): PlanRequired | undefined => {
   for (const [field, used] of Object.entries(BASIC_FIELDS)) {
     if (field in input && used((input as Record<string, unknown>)[field])) {
       const error = requirePlan(plan, "basic", `The link field ${field}`)
@@ -59,23 +60,18 @@ export const resolveAbTest = (
   url: string,
   existing: AbTestValue,
   input: AbTestValue | undefined
-): AbTestValue | ApiError => {
+): Result.Result<AbTestValue, ValidationFailed> => {
   if (input === undefined) {
-    if (existing === null) return null
-    return { ...existing, variants: existing.variants.map((v, i) => (i === 0 ? { ...v, url } : v)) }
+    if (existing === null) return Result.succeed(null)
+    return Result.succeed({ ...existing, variants: existing.variants.map((v, i) => (i === 0 ? { ...v, url } : v)) })
   }
-  if (input === null) return null
+  if (input === null) return Result.succeed(null)
   if (input.variants[0].url !== url) {
-    return fieldError(["abTest", "variants", 0, "url"], "The first variant must be the link's own url", "invalid_value")
+    return Result.fail(ValidationFailed.at(["abTest", "variants", 0, "url"], "The first variant must be the link's own url", "invalid_value"))
   }
-  return { variants: input.variants.map((v) => ({ url: v.url, weight: v.weight })), endsAt: input.endsAt }
+  return Result.succeed({ variants: input.variants.map((v) => ({ url: v.url, weight: v.weight })), endsAt: input.endsAt })
 }
 
 /** Countries are stored upper-case, whatever case the client sent. */
 export const normalizeGeoRules = (rules: ReadonlyArray<{ country: string; url: string }>) =>
   rules.map((r) => ({ country: r.country.toUpperCase(), url: r.url }))
-
-export const unknownReference = (path: ReadonlyArray<string | number>, what: string, id: string): ApiError =>
-  apiError("unprocessable_entity", `Invalid request: unknown ${what} ${JSON.stringify(id)}`, [
-    { path, message: `No ${what} with id ${JSON.stringify(id)} in this workspace`, code: "unknown_reference" }
-  ])

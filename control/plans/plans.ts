@@ -1,5 +1,4 @@
-import { apiError } from "../http/ApiError.ts"
-import type { ApiError } from "../http/ApiError.ts"
+import { LimitReached, PlanRequired } from "../api/errors.ts"
 
 export const PLANS = ["free", "basic", "pro", "business"] as const
 export type Plan = (typeof PLANS)[number]
@@ -28,15 +27,14 @@ export const atLeast = (plan: Plan, needed: Plan): boolean => RANK[plan] >= RANK
 /** The API as a whole is a Pro feature. */
 export const API_PLAN: Plan = "pro"
 
-export const requirePlan = (plan: Plan, needed: Plan, what: string): ApiError | undefined =>
+export const requirePlan = (plan: Plan, needed: Plan, what: string): PlanRequired | undefined =>
   atLeast(plan, needed)
     ? undefined
-    : apiError("plan_required", `${what} needs the ${needed} plan or higher; this workspace is on ${plan}`)
+    : new PlanRequired({ message: `${what} needs the ${needed} plan or higher; this workspace is on ${plan}` })
 
 export type LimitedResource = "links" | "tags" | "folders" | "customDomains"
 
-export const limitReached = (plan: Plan, resource: LimitedResource): ApiError =>
-  apiError(
-    "limit_reached",
-    `The ${plan} plan allows ${PLAN_LIMITS[plan][resource].toLocaleString("en-US")} ${resource === "customDomains" ? "custom domains" : resource}; remove some or upgrade`
-  )
+export const limitReached = (plan: Plan, resource: LimitedResource): LimitReached =>
+  new LimitReached({
+    message: `The ${plan} plan allows ${PLAN_LIMITS[plan][resource].toLocaleString("en-US")} ${resource === "customDomains" ? "custom domains" : resource}; remove some or upgrade`
+  })

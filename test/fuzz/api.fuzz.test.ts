@@ -3,7 +3,8 @@ import * as path from "node:path"
 import postgres from "postgres"
 import qs from "qs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { apiRoutes } from "../../control/http/routes.ts"
+import { HttpApi } from "effect/http-api"
+import { Api } from "../../control/api/Api.ts"
 import { createKey, createWorkspace } from "../../control/workspaces/provisioning.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
@@ -233,14 +234,24 @@ const propertyNames = (schema: unknown): Array<string> => {
   return (ast?.propertySignatures ?? []).map((p) => String(p.name))
 }
 
+/** Every endpoint of the API declaration, with the fields its body and query take. */
+const API_ENDPOINTS: Array<Endpoint> = []
+HttpApi.reflect(Api, {
+  onGroup: () => {},
+  onEndpoint: ({ endpoint, group }) => {
+    const body = endpoint.payload.get("application/json")?.schemas[0]
+    API_ENDPOINTS.push({
+      method: endpoint.method,
+      template: endpoint.path,
+      bodyFields: propertyNames(body).length > 0 ? propertyNames(body) : BODY_FIELDS,
+      queryFields: propertyNames(endpoint.query).length > 0 ? propertyNames(endpoint.query) : QUERY_FIELDS,
+      analytics: group.identifier === "analytics"
+    })
+  }
+})
+
 const ENDPOINTS: ReadonlyArray<Endpoint> = [
-  ...apiRoutes.map((r) => ({
-    method: r.method,
-    template: r.path,
-    bodyFields: propertyNames(r.body).length > 0 ? propertyNames(r.body) : BODY_FIELDS,
-    queryFields: propertyNames(r.query).length > 0 ? propertyNames(r.query) : QUERY_FIELDS,
-    analytics: r.allowance === "analytics"
-  })),
+  ...API_ENDPOINTS,
   { method: "GET", template: "/v1/openapi.json", bodyFields: BODY_FIELDS, queryFields: QUERY_FIELDS, analytics: false },
   { method: "GET", template: "/v1/nope", bodyFields: BODY_FIELDS, queryFields: QUERY_FIELDS, analytics: false },
   { method: "PUT", template: "/v1/links", bodyFields: BODY_FIELDS, queryFields: QUERY_FIELDS, analytics: false },
@@ -436,8 +447,8 @@ describe("fuzz: every /v1 endpoint of a real control on PostgreSQL", () => {
     for (const status of [400, 404, 422]) expect(statuses.get(status) ?? 0, `${status} in ${summary}`).toBeGreaterThan(0)
     expect((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0), summary).toBeGreaterThan(0)
     if (RUNS >= 200) {
-      const missed = apiRoutes.map((r) => `${r.method} ${r.path}`).filter((name) => !hit.has(name))
-      expect(missed, "every endpoint of the route table was asked").toEqual([])
+      const missed = API_ENDPOINTS.map((e) => `${e.method} ${e.template}`).filter((name) => !hit.has(name))
+      expect(missed, "every endpoint of the API declaration was asked").toEqual([])
     }
     // Still the same process, still answering.
     expect((await fetch(`${ctl.baseUrl}/healthz`)).status).toBe(200)

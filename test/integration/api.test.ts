@@ -1,5 +1,12 @@
+import { Effect, Layer } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ApiClient, makeApiClient } from "../../control/api/client.ts"
+import { LimitReached, PlanRequired, Unauthorized } from "../../control/api/errors.ts"
+import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
+import { FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "../../control/links/errors.ts"
+import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
 import {
   apiClient,
   type ControlHandle,
@@ -17,6 +24,10 @@ import {
  *
  * Rate limits: 300 requests a minute per workspace, 30 per address without a valid key. Heavy
  * groups get their own workspace, and this file makes only a handful of unauthenticated calls.
+ *
+ * Happy paths and typed errors go through the typed client derived from the API declaration
+ * (control/api/client.ts); what is about the wire itself (headers, form bodies, malformed or
+ * invalid input the typed client would not send) through fetch.
  */
 
 const SHORT_DOMAIN = "rico.test"
@@ -67,6 +78,10 @@ const expectError = (res: Res, status: number, code: string, issuePath?: Readonl
   return error as { code: string; message: string; issues?: Array<{ path: Array<string | number>; message: string; code: string }> }
 }
 
+/** The typed client's failure, for a call expected to fail. */
+const failure = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.flip(effect))
+const success = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+
 /** The fields a create request decides (not the id, slug or timestamps). */
 const content = (link: Record<string, unknown>) => {
   const { id: _id, slug: _slug, shortLink: _shortLink, createdAt: _c, updatedAt: _u, ...rest } = link
@@ -114,6 +129,25 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
   let apiB: Client
   let apiL: Client
 
+  /** Every answer the typed clients get is recorded like the raw ones (the last test reads them all). */
+  const Recording = Layer.effect(HttpClient.HttpClient)(Effect.map(Effect.service(HttpClient.HttpClient), (http) =>
+    HttpClient.tap(http, (response) =>
+      Effect.map(response.text, (text) => {
+        const url = new URL(response.request.url)
+        recorded.push({
+          method: response.request.method,
+          path: `${url.pathname}${url.search}`,
+          status: response.status,
+          headers: new Headers(Object.entries(response.headers)),
+          text
+        })
+      }))
+  )).pipe(Layer.provide(FetchHttpClient.layer))
+  const typed = (key: string | undefined) => Effect.runPromise(makeApiClient(ctl.baseUrl, key).pipe(Effect.provide(Recording)))
+  let A_: ApiClient
+  let B_: ApiClient
+  let L_: ApiClient
+
   beforeAll(async () => {
     dir = await tempDir()
     const common = { RICOCHET_SHORT_DOMAIN: SHORT_DOMAIN, RICOCHET_LINK_SCHEME: "https", NATS_URL: undefined, RICOCHET_DATA_DIR: dir }
@@ -145,6 +179,7 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
     apiA = client(A.key)
     apiB = client(B.key)
     apiL = client(L.key)
+    ;[A_, B_, L_] = await Promise.all([typed(A.key), typed(B.key), typed(L.key)])
   })
 
   afterAll(async () => {
@@ -157,10 +192,9 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
 
   describe("links", () => {
     it("creates a link with the spec's defaults and exactly the spec's fields", async () => {
-      const res = await apiA.post("/v1/links", { url: "https://example.com/defaults" })
+      const [link, res] = await success(A_.links.create({ payload: { url: "https://example.com/defaults" }, responseMode: "decoded-and-response" }))
       expect(res.status).toBe(201)
-      expect(res.headers.get("content-type")).toMatch(/^application\/json/)
-      const link = res.body
+      expect(res.headers["content-type"]).toMatch(/^application\/json/)
       expect(Object.keys(link).sort()).toEqual(LINK_FIELDS)
       expect(link.slug).toMatch(/^[0-9A-Za-z]{7}$/)
       expect(link.domain).toBe(A.domain)
@@ -190,31 +224,28 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expect(link.updatedAt).toMatch(ISO)
 
       // Random slugs differ from one link to the next.
-      const again = await apiA.post("/v1/links", { url: "https://example.com/defaults" })
-      expect(again.status).toBe(201)
-      expect(again.body.slug).toMatch(/^[0-9A-Za-z]{7}$/)
-      expect(again.body.slug).not.toBe(link.slug)
+      const again = await success(A_.links.create({ payload: { url: "https://example.com/defaults" } }))
+      expect(again.slug).toMatch(/^[0-9A-Za-z]{7}$/)
+      expect(again.slug).not.toBe(link.slug)
     })
 
     it("gets, finds by domain and slug, patches only what is sent, and deletes", async () => {
-      const tag = await apiA.post("/v1/tags", { name: "lifecycle", color: "teal" })
-      expect(tag.status).toBe(201)
-      const folder = await apiA.post("/v1/folders", { name: "Lifecycle" })
-      expect(folder.status).toBe(201)
+      const tag = await success(A_.tags.create({ payload: { name: "lifecycle", color: "teal" } }))
+      const folder = await success(A_.folders.create({ payload: { name: "Lifecycle" } }))
 
-      const created = await apiA.post("/v1/links", {
-        url: "https://example.com/life?keep=1",
-        slug: "life-cycle_1",
-        title: "Life",
-        description: "A link's life",
-        ogImageUrl: "https://example.com/og.png",
-        folderId: folder.body.id,
-        tagIds: [tag.body.id],
-        utm: { source: "newsletter", medium: "email" },
-        password: PASSWORD
-      })
-      expect(created.status).toBe(201)
-      const link = created.body
+      const link = await success(A_.links.create({
+        payload: {
+          url: "https://example.com/life?keep=1",
+          slug: "life-cycle_1",
+          title: "Life",
+          description: "A link's life",
+          ogImageUrl: "https://example.com/og.png",
+          folderId: folder.id,
+          tagIds: [tag.id],
+          utm: { source: "newsletter", medium: "email" },
+          password: PASSWORD
+        }
+      }))
       expect(Object.keys(link).sort()).toEqual(LINK_FIELDS)
       expect(link).toMatchObject({
         slug: "life-cycle_1",
@@ -222,22 +253,17 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
         title: "Life",
         description: "A link's life",
         ogImageUrl: "https://example.com/og.png",
-        folderId: folder.body.id,
-        tags: [{ id: tag.body.id, name: "lifecycle", color: "teal" }],
+        folderId: folder.id,
+        tags: [{ id: tag.id, name: "lifecycle", color: "teal" }],
         utm: { source: "newsletter", medium: "email" },
         hasPassword: true
       })
       expect(Object.keys(link.tags[0]).sort()).toEqual(["color", "id", "name"])
 
-      const got = await apiA.get(`/v1/links/${link.id}`)
-      expect(got.status).toBe(200)
-      expect(got.body).toEqual(link)
-
-      const info = await apiA.get(`/v1/links/info?domain=${encodeURIComponent(A.domain)}&slug=life-cycle_1`)
-      expect(info.status).toBe(200)
-      expect(info.body).toEqual(link)
+      expect(await success(A_.links.get({ params: { id: link.id } }))).toEqual(link)
+      expect(await success(A_.links.info({ query: { domain: A.domain, slug: "life-cycle_1" } }))).toEqual(link)
       // Slugs are case-sensitive.
-      expectError(await apiA.get(`/v1/links/info?domain=${encodeURIComponent(A.domain)}&slug=LIFE-cycle_1`), 404, "not_found")
+      expect(await failure(A_.links.info({ query: { domain: A.domain, slug: "LIFE-cycle_1" } }))).toBeInstanceOf(LinkNotFound)
       expectError(await apiA.get(`/v1/links/info?domain=${encodeURIComponent(A.domain)}&slug=nope-nope`), 404, "not_found")
       expectError(await apiA.get(`/v1/links/info?slug=life-cycle_1`), 422, "unprocessable_entity", ["domain"])
 
@@ -276,11 +302,9 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expect(reslugged.body).toMatchObject({ slug: "life-cycle_2", shortLink: `https://${A.domain}/life-cycle_2`, redirectType: 308, passQuery: true })
       expectError(await apiA.get(`/v1/links/info?domain=${encodeURIComponent(A.domain)}&slug=life-cycle_1`), 404, "not_found")
 
-      const deleted = await apiA.delete(`/v1/links/${link.id}`)
-      expect(deleted.status).toBe(200)
-      expect(deleted.body).toEqual({ id: link.id })
-      expectError(await apiA.get(`/v1/links/${link.id}`), 404, "not_found")
-      expectError(await apiA.patch(`/v1/links/${link.id}`, { title: "x" }), 404, "not_found")
+      expect(await success(A_.links.delete({ params: { id: link.id } }))).toEqual({ id: link.id })
+      expect(await failure(A_.links.get({ params: { id: link.id } }))).toBeInstanceOf(LinkNotFound)
+      expect(await failure(A_.links.update({ params: { id: link.id }, payload: { title: "x" } }))).toBeInstanceOf(LinkNotFound)
       expectError(await apiA.delete(`/v1/links/${link.id}`), 404, "not_found")
     })
 
@@ -405,8 +429,10 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
     })
 
     it("answers 409 for a taken slug on the same domain only", async () => {
-      const first = await apiA.post("/v1/links", { url: "https://example.com/a", slug: "promo" })
-      expect(first.status).toBe(201)
+      await success(A_.links.create({ payload: { url: "https://example.com/a", slug: "promo" } }))
+      const typedTaken = await failure(A_.links.create({ payload: { url: "https://example.com/b", slug: "promo" } }))
+      expect(typedTaken).toBeInstanceOf(SlugTaken)
+      expect(typedTaken.message).toBe(`The slug "promo" is already used on ${A.domain}`)
       const taken = expectError(await apiA.post("/v1/links", { url: "https://example.com/b", slug: "promo" }), 409, "conflict")
       expect(taken.issues).toBeUndefined()
       // Case-sensitive: a different slug.
@@ -436,6 +462,12 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
     it("refuses unknown folder and tag references with 422 at the field", async () => {
       const tag = await apiA.post("/v1/tags", { name: "known" })
       expect(tag.status).toBe(201)
+      const folderUnknown = await failure(A_.links.create({ payload: { url: "https://example.com/x", folderId: "fld_doesnotexist" } }))
+      expect(folderUnknown).toBeInstanceOf(FolderUnknown)
+      expect((folderUnknown as FolderUnknown).issues).toEqual([{ path: ["folderId"], message: 'No folder with id "fld_doesnotexist" in this workspace', code: "unknown_reference" }])
+      const tagUnknown = await failure(A_.links.create({ payload: { url: "https://example.com/x", tagIds: [tag.body.id, "tag_doesnotexist"] } }))
+      expect(tagUnknown).toBeInstanceOf(TagUnknown)
+      expect((tagUnknown as TagUnknown).issues?.[0].path).toEqual(["tagIds", 1])
       expectError(await apiA.post("/v1/links", { url: "https://example.com/x", folderId: "fld_doesnotexist" }), 422, "unprocessable_entity", ["folderId"])
       expectError(
         await apiA.post("/v1/links", { url: "https://example.com/x", tagIds: [tag.body.id, "tag_doesnotexist"] }),
@@ -550,11 +582,12 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       let cursor: string | null = null
       let pages = 0
       do {
-        const res: Res = await apiL.get(`/v1/links?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
-        expect(res.status).toBe(200)
-        expect(res.body.data.length).toBeLessThanOrEqual(20)
-        seen.push(...res.body.data.map((l: { id: string }) => l.id))
-        cursor = res.body.nextCursor
+        const page: { data: ReadonlyArray<{ id: string }>; nextCursor: string | null } = await success(
+          L_.links.list({ query: cursor === null ? { limit: 20 } : { limit: 20, cursor } })
+        )
+        expect(page.data.length).toBeLessThanOrEqual(20)
+        seen.push(...page.data.map((l) => l.id))
+        cursor = page.nextCursor
         pages++
       } while (cursor !== null && pages < 10)
       expect(pages).toBe(3)
@@ -666,20 +699,16 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expect(Object.keys(list.body)).toEqual(["data"])
       expect(list.body.data).toEqual(expect.arrayContaining([created.body, plain.body]))
 
-      const renamed = await apiA.patch(`/v1/tags/${created.body.id}`, { name: "Growth" })
-      expect(renamed.status).toBe(200)
-      expect(renamed.body).toEqual({ ...created.body, name: "Growth" })
-      const recolored = await apiA.patch(`/v1/tags/${created.body.id}`, { color: "purple" })
-      expect(recolored.body).toEqual({ ...created.body, name: "Growth", color: "purple" })
-      const cleared = await apiA.patch(`/v1/tags/${created.body.id}`, { color: null })
+      const id = created.body.id as string
+      expect(await success(A_.tags.update({ params: { id }, payload: { name: "Growth" } }))).toEqual({ ...created.body, name: "Growth" })
+      expect(await success(A_.tags.update({ params: { id }, payload: { color: "purple" } }))).toEqual({ ...created.body, name: "Growth", color: "purple" })
+      const cleared = await apiA.patch(`/v1/tags/${id}`, { color: null })
       expect(cleared.status).toBe(200)
       expect(cleared.body).toEqual({ ...created.body, name: "Growth", color: null })
 
-      const deleted = await apiA.delete(`/v1/tags/${created.body.id}`)
-      expect(deleted.status).toBe(200)
-      expect(deleted.body).toEqual({ id: created.body.id })
-      expect((await apiA.get("/v1/tags")).body.data.map((t: { id: string }) => t.id)).not.toContain(created.body.id)
-      expectError(await apiA.patch(`/v1/tags/${created.body.id}`, { name: "x" }), 404, "not_found")
+      expect(await success(A_.tags.delete({ params: { id } }))).toEqual({ id })
+      expect((await success(A_.tags.list())).data.map((t) => t.id)).not.toContain(id)
+      expect(await failure(A_.tags.update({ params: { id }, payload: { name: "x" } }))).toBeInstanceOf(TagNotFound)
       expectError(await apiA.delete(`/v1/tags/${created.body.id}`), 404, "not_found")
     })
 
@@ -697,6 +726,7 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
 
       const dup = await apiA.post("/v1/tags", { name: "Duplicate" })
       expect(dup.status).toBe(201)
+      expect(await failure(A_.tags.create({ payload: { name: "Duplicate" } }))).toBeInstanceOf(TagNameTaken)
       expectError(await apiA.post("/v1/tags", { name: "Duplicate" }), 409, "conflict")
       expectError(await apiA.patch(`/v1/tags/${long.body.id}`, { name: "Duplicate" }), 409, "conflict")
       // The refused rename left the tag as it was.
@@ -740,11 +770,9 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expectError(await apiA.post("/v1/folders", { name: "f".repeat(65) }), 422, "unprocessable_entity", ["name"])
       expect((await apiA.post("/v1/folders", { name: "f".repeat(64) })).status).toBe(201)
 
-      const deleted = await apiA.delete(`/v1/folders/${created.body.id}`)
-      expect(deleted.status).toBe(200)
-      expect(deleted.body).toEqual({ id: created.body.id })
-      expect((await apiA.get("/v1/folders")).body.data.map((f: { id: string }) => f.id)).not.toContain(created.body.id)
-      expectError(await apiA.patch(`/v1/folders/${created.body.id}`, { name: "again" }), 404, "not_found")
+      expect(await success(A_.folders.delete({ params: { id: created.body.id } }))).toEqual({ id: created.body.id })
+      expect((await success(A_.folders.list())).data.map((f) => f.id)).not.toContain(created.body.id)
+      expect(await failure(A_.folders.update({ params: { id: created.body.id }, payload: { name: "again" } }))).toBeInstanceOf(FolderNotFound)
       expectError(await apiA.delete(`/v1/folders/${created.body.id}`), 404, "not_found")
     })
 
@@ -768,6 +796,9 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
         for (const res of results) expect(res.status, JSON.stringify(res.body)).toBe(201)
       }
       expect((await apiB.get("/v1/folders")).body.data).toHaveLength(50)
+      const over = await failure(B_.folders.create({ payload: { name: "One too many" } }))
+      expect(over).toBeInstanceOf(LimitReached)
+      expect(over.message).toBe("The pro plan allows 50 folders; remove some or upgrade")
       expectError(await apiB.post("/v1/folders", { name: "One too many" }), 403, "limit_reached")
       expect((await apiB.get("/v1/folders")).body.data).toHaveLength(50)
     })
@@ -784,6 +815,9 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expectError(await anonymous.get("/v1/links", { authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }), 401, "unauthorized")
       expectError(await client("not-a-key").get("/v1/tags"), 401, "unauthorized")
       expectError(await client(`rico_${"A".repeat(32)}`).get("/v1/folders"), 401, "unauthorized")
+      const unknownKey = await failure((await typed(`rico_${"B".repeat(32)}`)).folders.list())
+      expect(unknownKey).toBeInstanceOf(Unauthorized)
+      expect(unknownKey.message).toBe("The API key is not valid")
     })
 
     it("answers 403 plan_required to free and basic workspaces on every endpoint", async () => {
@@ -809,6 +843,11 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
           const error = expectError(res, 403, "plan_required")
           expect(error.message).toMatch(/pro/)
         }
+        const typedClient = await typed(key)
+        expect(await failure(typedClient.links.list({ query: {} }))).toBeInstanceOf(PlanRequired)
+        expect(await failure(typedClient.tags.list())).toBeInstanceOf(PlanRequired)
+        expect(await failure(typedClient.domains.list())).toBeInstanceOf(PlanRequired)
+        expect(await failure(typedClient.analytics.query({ query: {} }))).toBeInstanceOf(PlanRequired)
       }
     })
 
@@ -852,6 +891,8 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       const link = await apiA.post("/v1/links", { url: "https://example.com/private", slug: "private-a", tagIds: [tag.body.id], folderId: folder.body.id })
       expect(link.status).toBe(201)
 
+      expect(await failure(B_.links.get({ params: { id: link.body.id } }))).toBeInstanceOf(LinkNotFound)
+      expect(await failure(B_.folders.delete({ params: { id: folder.body.id } }))).toBeInstanceOf(FolderNotFound)
       expectError(await apiB.get(`/v1/links/${link.body.id}`), 404, "not_found")
       expectError(await apiB.patch(`/v1/links/${link.body.id}`, { title: "stolen" }), 404, "not_found")
       expectError(await apiB.delete(`/v1/links/${link.body.id}`), 404, "not_found")
@@ -925,6 +966,24 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
       expect(Object.keys(doc.body.paths["/v1/links/{id}"]).sort()).toEqual(["delete", "get", "patch"])
       const health = await fetch(`${ctl.baseUrl}/healthz`)
       expect(health.status).toBe(200)
+    })
+
+    it("serves an API reference page that loads nothing from elsewhere", async () => {
+      const page = await fetch(`${ctl.baseUrl}/v1/docs`)
+      expect(page.status).toBe(200)
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/)
+      // Counted like the OpenAPI document: anonymous, per address.
+      expect(page.headers.get("ratelimit-limit")).toBe("30")
+      const html = await page.text()
+      expect(html).toContain("Ricochet API")
+      // Scalar's script is inline (from the effect package), the document too: no element of the page
+      // fetches anything. (The script's own text names URLs, e.g. of the fonts it is told not to load.)
+      const markup = html.replace(/<script>[\s\S]*?<\/script>/g, "<script></script>")
+      expect(markup).not.toMatch(/<(?:script|link|img|iframe|source|object|embed)\b[^>]*\b(?:src|href|data)\s*=/i)
+      expect(markup).not.toMatch(/https?:\/\//i)
+      expect(html.match(/<script>/g)?.length).toBe(2)
+      // Scalar would load its fonts from its own servers; the page uses the browser's.
+      expect(html).toMatch(/"withDefaultFonts":false/)
     })
 
     it("puts RateLimit headers on every /v1 response, and no internals or secrets in any body", () => {

@@ -1,8 +1,8 @@
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { query } from "../../control/db/query.ts"
+import { ServiceUnavailable } from "../../control/api/errors.ts"
+import { query } from "../../control/db/sql.ts"
 import { embeddedLayer, postgresLayer } from "../../control/db/layers.ts"
-import { ApiError } from "../../control/http/ApiError.ts"
 import { createTestDatabase, removeDir, tempDir } from "../support/processes.ts"
 
 /**
@@ -27,8 +27,9 @@ describe("query() past the database timeout", () => {
     expect(Exit.isFailure(outcome.slow)).toBe(true)
     const error = Exit.isFailure(outcome.slow) ? outcome.slow.cause.reasons[0] : undefined
     const failure = error !== undefined && "error" in error ? error.error : undefined
-    expect(failure).toBeInstanceOf(ApiError)
-    expect(failure).toMatchObject({ code: "internal_server_error", status: 503, retryAfterSeconds: 5 })
+    expect(failure).toBeInstanceOf(ServiceUnavailable)
+    expect(failure).toMatchObject({ code: "internal_server_error", status: 503 })
+    expect(Schema.encodeUnknownSync(ServiceUnavailable.response)(failure)).toMatchObject({ headers: { "retry-after": "5" } })
     expect(outcome.slowMs).toBeLessThan(boundMs)
     expect(outcome.fast).toBe(1)
   }

@@ -6,7 +6,7 @@ import { LinkCreate, LinkUpdate, ListLinksQuery } from "../../control/links/sche
 
 const BODY = { onExcessProperty: "error", errors: "all" } as const
 
-const tree = (body: string) => formEntriesToTree(new URLSearchParams(body).entries())
+const tree = (body: string) => Result.getOrThrow(formEntriesToTree(new URLSearchParams(body).entries()))
 const enc = encodeURIComponent
 
 describe("formEntriesToTree", () => {

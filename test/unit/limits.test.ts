@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { parseFormText } from "../../control/http/form.ts"
+import { Result } from "effect"
+import { parseFormText as parseForm } from "../../control/http/form.ts"
 import { jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS, MAX_JSON_VALUES } from "../../control/http/limits.ts"
 
 /** The shape bounds of a request (control/http/limits.ts) and how form parsing enforces them. */
@@ -28,14 +29,13 @@ describe("jsonShapeProblem", () => {
   })
 })
 
+/** The tree, or (Result.getOrThrow) the 400 thrown. */
+const parseFormText = (...args: Parameters<typeof parseForm>) => Result.getOrThrow(parseForm(...args))
+
 describe("parseFormText bounds (400 bad_request, never a silent cut)", () => {
   const refused = (text: string, what: "form body" | "query string" = "form body") => {
-    try {
-      parseFormText(text, what)
-    } catch (error) {
-      return error as { code: string; message: string }
-    }
-    return undefined
+    const result = parseForm(text, what)
+    return Result.isFailure(result) ? result.failure : undefined
   }
   it.each<readonly [string, string, RegExp]>([
     ["a key nested 6 levels", "a[b][c][d][e][f][g]=1", /nests deeper than 5 levels/],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { ApiError } from "../../control/http/ApiError.ts"
+import { Result } from "effect"
+import { PlanRequired, ValidationFailed } from "../../control/api/errors.ts"
 import { type AbTestValue, checkLinkPlan, emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "../../control/links/linkInput.ts"
 import type { LinkCreate } from "../../control/links/schema.ts"
 import { API_PLAN, atLeast, type Plan, PLAN_LIMITS, PLANS, requirePlan } from "../../control/plans/plans.ts"
@@ -27,7 +28,7 @@ describe("checkLinkPlan", () => {
   describe.each(basicFields)("%s (Basic and up)", (field, used, empties) => {
     it("is refused on free with plan_required naming the field", () => {
       const error = checkLinkPlan("free", input({ [field]: used }))
-      expect(error).toBeInstanceOf(ApiError)
+      expect(error).toBeInstanceOf(PlanRequired)
       expect(error?.code).toBe("plan_required")
       expect(error?.status).toBe(403)
       expect(error?.message).toContain(field)
@@ -140,7 +141,7 @@ describe("resolveAbTest", () => {
       endsAt: null
     }, { variants: [{ url: URL1, weight: 40 }, { url: C, weight: 60 }], endsAt: null }]
   ])("%s", (_case, url, stored, sent, expected) => {
-    expect(resolveAbTest(url, stored, sent)).toEqual(expected)
+    expect(resolveAbTest(url, stored, sent)).toEqual(Result.succeed(expected))
   })
 
   it.each<readonly [string, string, AbTestValue, AbTestValue]>([
@@ -149,8 +150,10 @@ describe("resolveAbTest", () => {
     ["the old url after a url change", URL1, existing, { variants: [{ url: URL0, weight: 50 }, { url: B, weight: 50 }], endsAt: null }]
   ])("refused: %s", (_case, url, stored, sent) => {
     const result = resolveAbTest(url, stored, sent)
-    expect(result).toBeInstanceOf(ApiError)
-    const error = result as ApiError
+    expect(Result.isFailure(result)).toBe(true)
+    const error = Result.isFailure(result) ? result.failure : undefined
+    expect(error).toBeInstanceOf(ValidationFailed)
+    if (error === undefined) return
     expect(error.code).toBe("unprocessable_entity")
     expect(error.status).toBe(422)
     expect(error.issues?.map((i) => i.path)).toEqual([["abTest", "variants", 0, "url"]])

@@ -1,0 +1,24 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Configuration } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
+import { Api } from "../api/Api.ts"
+import { CurrentPrincipal } from "../api/Principal.ts"
+import { answerAnalytics } from "./answer.ts"
+import { ClickStore } from "./ClickStore.ts"
+import type { AnalyticsResponse } from "./schema.ts"
+
+export const AnalyticsHandlers = HttpApiBuilder.group(Api, "analytics", (handlers) =>
+  Effect.gen(function*() {
+    const store = yield* ClickStore
+    const config = yield* Configuration
+    const database = yield* Database
+    return handlers.handle("query", ({ query }) =>
+      Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => answerAnalytics(principal, query)).pipe(
+        // Breakdown rows are built from the query's columns; the success schema checks them as they go out.
+        Effect.map((answer) => answer as typeof AnalyticsResponse.Type),
+        Effect.provideService(ClickStore, store),
+        Effect.provideService(Configuration, config),
+        Effect.provideService(Database, database)
+      ))
+  }))

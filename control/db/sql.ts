@@ -1,0 +1,102 @@
+import { Context, Effect, Exit, Predicate } from "effect"
+import type { Sql, TransactionSql } from "postgres"
+import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
+import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
+import { ServiceUnavailable } from "../api/errors.ts"
+import { afterDatabaseCall } from "../outbox/signal.ts"
+
+/**
+ * Database work as Effects. Repositories write SQL with the `postgres` client and run each
+ * statement with `run`; a repository operation is `query` (one call on the pool) or `transaction`.
+ * A database that cannot be reached or does not answer within RICOCHET_DB_TIMEOUT_SECONDS is a
+ * ServiceUnavailable (503); any other failure of a statement that the repository did not handle
+ * (as it handles a unique violation it expects) is unexpected: a defect, logged and answered 500.
+ */
+
+// During an outage every request fails the same way: one line every so often says so.
+const UNAVAILABLE_LOG_EVERY_MS = 10_000
+let lastUnavailableLog = 0
+
+const unavailable = (cause: unknown): ServiceUnavailable => {
+  const now = Date.now()
+  if (now - lastUnavailableLog >= UNAVAILABLE_LOG_EVERY_MS) {
+    lastUnavailableLog = now
+    console.warn(`database unavailable, answering 503: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+  return ServiceUnavailable.database()
+}
+
+/** One call of the `postgres` client (or of another store: DuckDB, DNS and a row update). */
+export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable | DatabaseError> =>
+  Effect.tryPromise({
+    try: () => Promise.resolve(call()),
+    catch: (cause) => (isDatabaseUnavailable(cause) ? unavailable(cause) : new DatabaseError({ cause }))
+  })
+
+/** What a repository operation hands its caller: failures it did not handle are defects. */
+const settle = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, DatabaseError>, R> =>
+  effect.pipe(
+    Effect.catchIf(
+      (error): error is Extract<E, DatabaseError> => Predicate.isTagged(error, "DatabaseError"),
+      (error) => Effect.die(error)
+    ),
+    // A transaction that wrote events wakes the outbox publisher of this process.
+    Effect.ensuring(Effect.sync(afterDatabaseCall))
+  ) as Effect.Effect<A, Exclude<E, DatabaseError>, R>
+
+/**
+ * The database deadline of an API call: past it the call is answered 503 while the pool's own
+ * bounds (see shared/db/client.ts) end the statement or the connection behind it.
+ */
+const withDeadline = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.service(Database), ({ queryTimeoutMs }) =>
+    queryTimeoutMs === undefined
+      ? effect
+      : Effect.timeoutOrElse(effect, {
+        duration: queryTimeoutMs,
+        orElse: () => Effect.fail(unavailable(new Error(`no answer within ${queryTimeoutMs} ms`)))
+      }))
+
+/** Work on the pool outside a transaction, its calls made with `run`, within the deadline. */
+export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, Database> =>
+  Effect.flatMap(Effect.service(Database), ({ sql }) => withDeadline(settle(work(sql))))
+
+/** One call on the pool, within the deadline. */
+export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable, Database> =>
+  onPool((sql) => run(() => call(sql)))
+
+/** A unique violation of the statement(s) is `onTaken` (a name or slug already used). */
+export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.Effect<A, E | DatabaseError>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is DatabaseError => Predicate.isTagged(error, "DatabaseError") && isUniqueViolation((error as DatabaseError).cause),
+    () => Effect.fail(onTaken())
+  )
+
+/** Work that is not bounded by the database deadline (a DNS check, a DuckDB query): failures as `query`'s. */
+export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable> => settle(run(call))
+
+/**
+ * Runs `body` in one transaction, within the deadline. This is the one place an Effect failure
+ * becomes a rollback and back: postgres.js rolls back when its callback rejects, so a failed body
+ * rejects, and the body's own failure (a SlugTaken, say) is what the caller sees.
+ */
+export const transaction = <A, E, R>(
+  body: (tx: TransactionSql) => Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, R | Database> =>
+  Effect.flatMap(Effect.context<R | Database>(), (context) => {
+    const { sql } = Context.get(context, Database)
+    return Effect.suspend(() => {
+      let failed: Exit.Failure<never, E> | undefined
+      const committed = run(() =>
+        sql.begin(async (tx) => {
+          const exit = await Effect.runPromiseExit(Effect.provideContext(body(tx), context))
+          if (Exit.isSuccess(exit)) return exit.value as never
+          failed = exit as Exit.Failure<never, E>
+          throw new Error("rolled back")
+        })
+      ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
+        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause)))
+      return withDeadline(settle(committed as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>))
+    })
+  })

@@ -1,0 +1,49 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { AdminOnly } from "../api/AdminOnly.ts"
+import { LimitReached } from "../api/errors.ts"
+import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { DeletionResult, IdParams } from "../http/fields.ts"
+import { DomainNotFound, HostTaken, SubdomainKept } from "./errors.ts"
+import { Domain, DomainCreate, DomainList, DomainUpdate, VerificationResult } from "./schema.ts"
+
+/** /v1/domains: the workspace subdomain and custom domains; changes are for admins. */
+export const DomainsApi = HttpApiGroup.make("domains")
+  .annotate(OpenApi.Description, "The workspace subdomain and custom domains, verified over DNS")
+  .add(HttpApiEndpoint.get("list", "/domains", { success: DomainList }).annotate(OpenApi.Summary, "List the workspace's domains"))
+  .add(
+    HttpApiEndpoint.post("create", "/domains", {
+      payload: requestBody(DomainCreate),
+      success: Domain.pipe(HttpApiSchema.status(201)),
+      error: [HostTaken.response, LimitReached.response]
+    }).middleware(RequestInput).middleware(AdminOnly)
+      .annotate(OpenApi.Summary, "Add a custom domain; the response lists the DNS records to publish")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/domains/:id", {
+      params: input(IdParams),
+      success: Domain,
+      error: DomainNotFound.response
+    }).middleware(RequestInput).annotate(OpenApi.Summary, "Get a domain")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/domains/:id", {
+      params: input(IdParams),
+      payload: requestBody(DomainUpdate),
+      success: Domain,
+      error: DomainNotFound.response
+    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Set or clear the domain's fallback destinations")
+  )
+  .add(
+    HttpApiEndpoint.delete("delete", "/domains/:id", {
+      params: input(IdParams),
+      success: DeletionResult,
+      error: [DomainNotFound.response, SubdomainKept.response]
+    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Remove a custom domain and every link on it")
+  )
+  .add(
+    HttpApiEndpoint.post("verify", "/domains/:id/verify", {
+      params: input(IdParams),
+      success: VerificationResult,
+      error: DomainNotFound.response
+    }).middleware(RequestInput).annotate(OpenApi.Summary, "Check the domain's DNS records now")
+  )

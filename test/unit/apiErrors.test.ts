@@ -1,0 +1,95 @@
+import { Effect, Schema } from "effect"
+import { HttpServerRespondable } from "effect/http"
+import { describe, expect, it } from "vitest"
+import {
+  BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, Unauthorized,
+  unknownReference, ValidationFailed
+} from "../../control/api/errors.ts"
+import { DomainNotFound, HostTaken, SubdomainKept } from "../../control/domains/errors.ts"
+import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
+import { DomainUnknown, FolderUnknown, LinkNotFound, LinkUnknown, SlugTaken, SlugUnknown, TagUnknown } from "../../control/links/errors.ts"
+import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
+
+/** Each error class: its status and code, stated once, and exactly the spec's body on the wire. */
+
+type ErrorClass = {
+  readonly response: Schema.Codec<unknown, unknown>
+  readonly status: number
+  readonly code: string
+  new(props: { message: string; issues?: ReadonlyArray<{ path: ReadonlyArray<string | number>; message: string; code: string }> }): object
+}
+
+const table: ReadonlyArray<readonly [ErrorClass, number, string]> = [
+  [BadRequest, 400, "bad_request"],
+  [Unauthorized, 401, "unauthorized"],
+  [Forbidden, 403, "forbidden"],
+  [PlanRequired, 403, "plan_required"],
+  [LimitReached, 403, "limit_reached"],
+  [NotFound, 404, "not_found"],
+  [LinkNotFound, 404, "not_found"],
+  [TagNotFound, 404, "not_found"],
+  [FolderNotFound, 404, "not_found"],
+  [DomainNotFound, 404, "not_found"],
+  [SlugTaken, 409, "conflict"],
+  [TagNameTaken, 409, "conflict"],
+  [FolderNameTaken, 409, "conflict"],
+  [HostTaken, 409, "conflict"],
+  [SubdomainKept, 409, "conflict"],
+  [ValidationFailed, 422, "unprocessable_entity"],
+  [RateLimitExceeded, 429, "rate_limit_exceeded"],
+  [InternalError, 500, "internal_server_error"],
+  [ServiceUnavailable, 503, "internal_server_error"]
+]
+
+const wire = (cls: ErrorClass) => Schema.toCodecJson(cls.response)
+
+describe.each(table)("%o", (cls, status, code) => {
+  const error = new cls({ message: "What went wrong" })
+
+  it(`declares ${status} ${code}`, () => {
+    expect({ status: cls.status, code: cls.code }).toEqual({ status, code })
+  })
+
+  it("encodes to exactly { error: { code, message } } and decodes back to the class", () => {
+    const encoded = Schema.encodeUnknownSync(wire(cls))(error)
+    const body = status === 503 ? (encoded as { body: unknown }).body : encoded
+    expect(body).toStrictEqual({ error: { code, message: "What went wrong" } })
+    const decoded = Schema.decodeUnknownSync(wire(cls))(encoded)
+    expect(decoded).toBeInstanceOf(cls)
+    expect(decoded).toMatchObject({ message: "What went wrong" })
+  })
+
+  it("answers the same outside the HttpApi (unknown paths, documents)", async () => {
+    const response = await Effect.runPromise(HttpServerRespondable.toResponse(error as HttpServerRespondable.Respondable))
+    expect(response.status).toBe(status)
+    expect(response.headers["retry-after"]).toBe(status === 503 ? "5" : undefined)
+  })
+})
+
+describe("errors that share a code on one endpoint", () => {
+  const issue = (field: string) => unknownReference([field], `No such ${field}`)
+
+  it("carry their issues on the wire", () => {
+    expect(Schema.encodeUnknownSync(wire(FolderUnknown))(new FolderUnknown(issue("folderId")))).toStrictEqual({
+      error: { code: "unprocessable_entity", message: "Invalid request: No such folderId", issues: [{ path: ["folderId"], message: "No such folderId", code: "unknown_reference" }] }
+    })
+  })
+
+  // The typed client tries an endpoint's errors of one status in turn: each unknown-reference class
+  // takes only a body whose first issue is an unknown_reference at its own field.
+  it.each<readonly [ErrorClass, string]>([
+    [FolderUnknown, "folderId"], [TagUnknown, "tagIds"], [DomainUnknown, "domain"], [LinkUnknown, "linkId"], [SlugUnknown, "slug"]
+  ])("%o decodes only unknown_reference issues at %s", (cls, field) => {
+    const own = Schema.encodeUnknownSync(wire(ValidationFailed))(new ValidationFailed(issue(field)))
+    expect(Schema.decodeUnknownSync(wire(cls))(own)).toBeInstanceOf(cls)
+    const elsewhere = Schema.encodeUnknownSync(wire(ValidationFailed))(new ValidationFailed(issue("other")))
+    expect(() => Schema.decodeUnknownSync(wire(cls))(elsewhere)).toThrow()
+    const plain = Schema.encodeUnknownSync(wire(ValidationFailed))(ValidationFailed.at([field], "Required", "required"))
+    expect(() => Schema.decodeUnknownSync(wire(cls))(plain)).toThrow()
+  })
+
+  it("a 422 of the schema says where, from its first issue", () => {
+    expect(ValidationFailed.of([{ path: ["geoRules", 0, "country"], message: "Expected a 2-letter country code", code: "invalid_value" }]).message)
+      .toBe("Invalid request at geoRules.0.country: Expected a 2-letter country code")
+  })
+})
