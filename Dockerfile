@@ -30,6 +30,16 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && test -f "node_modules/uWebSockets.js/binaries/$uws" \
  && find node_modules/uWebSockets.js -name 'uws_*.node' ! -path "*/binaries/$uws" -delete
 
+# --- dashboard: built with the development packages, only its output is kept ------------------
+FROM ${NODE_IMAGE} AS dashboard
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY dashboard ./dashboard
+COPY control ./control
+COPY shared ./shared
+RUN npx vite build dashboard
+
 # --- runtime: the packages and the sources, nothing else ---------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
@@ -42,6 +52,8 @@ COPY cli ./cli
 COPY control ./control
 COPY engine ./engine
 COPY shared ./shared
+# The dashboard control serves at /: its built files only.
+COPY --from=dashboard /app/dashboard/dist ./dashboard/dist
 # The data directory (embedded database, admin channel) and the default click and spool
 # directories, owned by the unprivileged `node` user of the base image. A new named volume
 # mounted on one of these starts with this owner.

@@ -1,8 +1,9 @@
 import { Layer } from "effect"
-import { ControlParts, CoreLayer } from "./control/control.ts"
+import { ControlParts, CoreLayer, Ready } from "./control/control.ts"
 import { runProcess } from "./control/runProcess.ts"
 import { EngineLayer } from "./engine/EngineLayer.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "./shared/config.ts"
+import { portProblem } from "./shared/startup/ports.ts"
 
 /**
  * `npm start`: control and engine in one process, sharing the database and the bus; the
@@ -17,4 +18,14 @@ try {
   process.exit(1)
 }
 
-runProcess(Layer.mergeAll(ControlParts(config), EngineLayer).pipe(Layer.provide(CoreLayer(config))))
+const taken = await portProblem(config.listenHost, [
+  { port: config.apiPort, variable: "RICOCHET_API_PORT", what: "API" },
+  { port: config.enginePort, variable: "RICOCHET_ENGINE_PORT", what: "short links" },
+  { port: config.engineAdminPort, variable: "RICOCHET_ENGINE_ADMIN_PORT", what: "engine health and metrics" }
+])
+if (taken !== undefined) {
+  console.error(taken)
+  process.exit(1)
+}
+
+runProcess(Ready(true).pipe(Layer.provide(Layer.merge(ControlParts(config), EngineLayer)), Layer.provide(CoreLayer(config))))

@@ -1,24 +1,12 @@
+import { existsSync } from "node:fs"
+import * as path from "node:path"
 import { parseArgs } from "node:util"
 import { AdminCommandError, type AdminCommand, runAdminCommand, sendAdminCommand } from "../control/admin/adminChannel.ts"
-import { Layer } from "effect"
-import { ChangeBus, ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
-import { ControlLayer } from "../control/control.ts"
-import { Configuration } from "../shared/config.ts"
-import { readOnlyLayer } from "../shared/db/Database.ts"
-import { EngineLayer } from "../engine/EngineLayer.ts"
-import { runProcess } from "../control/runProcess.ts"
 import { openPostgres } from "../shared/db/client.ts"
 import { openEmbedded } from "../control/db/embedded.ts"
 import { migrate } from "../control/db/migrate.ts"
 import type { Plan } from "../control/plans/plans.ts"
-import { detachedBus } from "../shared/bus/bus.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.ts"
-
-const USAGE = `Usage:
-  ricochet workspace create --name NAME --plan free|basic|pro|business [--json]
-  ricochet key create --workspace ID --role admin|member [--json]
-  ricochet control            run the control plane alone (API and background jobs)
-  ricochet engine             run a redirect engine alone (needs DATABASE_URL; NATS_URL for freshness)`
 
 const fail = (message: string, code = 1): never => {
   console.error(`ricochet: ${message}`)
@@ -26,11 +14,11 @@ const fail = (message: string, code = 1): never => {
 }
 
 /**
- * Provisioning works with or without a running server: against PostgreSQL directly; on the
+ * Administration works with or without a running server: against PostgreSQL directly; on the
  * embedded default through the running server's admin channel, or by opening the data directory
  * when no server runs.
  */
-const provision = async (config: RicochetConfig, command: AdminCommand): Promise<unknown> => {
+const provision = async (config: RicochetConfig, command: AdminCommand, creates: boolean): Promise<unknown> => {
   if (config.databaseUrl !== undefined) {
     const sql = openPostgres(config.databaseUrl, 2)
     try {
@@ -42,6 +30,10 @@ const provision = async (config: RicochetConfig, command: AdminCommand): Promise
   }
   const viaServer = await sendAdminCommand(config.dataDir, command)
   if (viaServer !== undefined) return viaServer
+  // A mistyped RICOCHET_DATA_DIR must not quietly become a second, empty installation.
+  if (!creates && !existsSync(path.join(config.dataDir, "pg"))) {
+    throw new AdminCommandError(`No database in ${config.dataDir} (set RICOCHET_DATA_DIR to the server's data directory, or DATABASE_URL)`)
+  }
   const db = await openEmbedded(config.dataDir)
   try {
     await migrate(db.sql)
@@ -51,8 +43,148 @@ const provision = async (config: RicochetConfig, command: AdminCommand): Promise
   }
 }
 
+interface CommandSpec {
+  readonly usage: string
+  readonly summary: string
+  readonly options: Record<string, { type: "string" | "boolean" }>
+  /** The command to run, or a usage problem (exit 2). */
+  readonly build: (values: Record<string, string | boolean | undefined>, positionals: ReadonlyArray<string>) => Promise<AdminCommand | string>
+  readonly print: (result: any) => void
+  /** Whether it may run against a data directory without a database (it creates one). */
+  readonly creates?: boolean
+}
+
+const JSON_OPTION = { json: { type: "boolean" as const } }
+
+/** Tab-separated rows under a header: easy to read, easy to `cut`. */
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+  for (const row of [header, ...rows]) console.log(row.map((cell) => (cell === null || cell === undefined ? "-" : String(cell))).join("\t"))
+}
+
+/** A password piped on standard input (`echo pw | ricochet user create …`), or undefined at a terminal or with nothing piped. */
+const passwordFromStdin = async (): Promise<string | undefined> => {
+  if (process.stdin.isTTY) return undefined
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  const text = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "")
+  return text === "" ? undefined : text
+}
+
+const printPassword = (result: { password?: string }, who: string) =>
+  console.log(result.password === undefined ? `${who}: password as given` : `${who}: one-time password (shown once): ${result.password}`)
+
+const COMMANDS: Record<string, CommandSpec> = {
+  "workspace create": {
+    usage: "ricochet workspace create --name NAME --plan free|basic|pro|business [--json]",
+    summary: "A workspace, its admin key and its subdomain",
+    options: { name: { type: "string" }, plan: { type: "string" }, ...JSON_OPTION },
+    creates: true,
+    build: async (v) => (v.name === undefined || v.plan === undefined ? "needs --name and --plan" : { command: "workspace.create", name: v.name as string, plan: v.plan as Plan }),
+    print: (r) => console.log(`Workspace ${r.workspace.name} (${r.workspace.id}, plan ${r.workspace.plan})\nDomain: ${r.domain}\nAPI key (shown once): ${r.apiKey}`)
+  },
+  "workspace list": {
+    usage: "ricochet workspace list [--json]",
+    summary: "Every workspace: id, name, slug, plan, created",
+    options: { ...JSON_OPTION },
+    build: async () => ({ command: "workspace.list" }),
+    print: (r) => table(["id", "name", "slug", "plan", "createdAt"], r.data.map((w: any) => [w.id, w.name, w.slug, w.plan, w.createdAt]))
+  },
+  "workspace set-plan": {
+    usage: "ricochet workspace set-plan ID free|basic|pro|business [--json]",
+    summary: "Changes a workspace's plan",
+    options: { ...JSON_OPTION },
+    build: async (_v, p) => (p.length !== 2 ? "needs the workspace id and the plan" : { command: "workspace.setPlan", workspaceId: p[0], plan: p[1] }),
+    print: (r) => console.log(`Workspace ${r.name} (${r.id}) is now on plan ${r.plan}`)
+  },
+  "key create": {
+    usage: "ricochet key create --workspace ID --role admin|member [--json]",
+    summary: "A new user of the workspace with that role, and a key acting as them",
+    options: { workspace: { type: "string" }, role: { type: "string" }, ...JSON_OPTION },
+    build: async (v) =>
+      v.workspace === undefined || v.role === undefined
+        ? "needs --workspace and --role"
+        : { command: "key.create", workspaceId: v.workspace as string, role: v.role as "admin" | "member" },
+    print: (r) => console.log(`API key for a new ${r.role} (shown once): ${r.apiKey}`)
+  },
+  "key list": {
+    usage: "ricochet key list --workspace ID [--json]",
+    summary: "The workspace's live keys: id, name, prefix, role, scope, creator, created, last used",
+    options: { workspace: { type: "string" }, ...JSON_OPTION },
+    build: async (v) => (v.workspace === undefined ? "needs --workspace" : { command: "key.list", workspaceId: v.workspace as string }),
+    print: (r) =>
+      table(
+        ["id", "name", "prefix", "role", "scope", "createdBy", "createdAt", "lastUsedAt"],
+        r.data.map((k: any) => [k.id, k.name, k.prefix, k.role, k.scope, k.createdBy?.email ?? k.createdBy?.id, k.createdAt, k.lastUsedAt])
+      )
+  },
+  "key revoke": {
+    usage: "ricochet key revoke ID [--json]",
+    summary: "Revokes a key: every control process refuses it from the next request on",
+    options: { ...JSON_OPTION },
+    build: async (_v, p) => (p.length !== 1 ? "needs the key id" : { command: "key.revoke", id: p[0] }),
+    print: (r) => console.log(`Revoked ${r.id}`)
+  },
+  "user create": {
+    usage: "ricochet user create --email EMAIL --workspace ID --role admin|member [--json]   (password: piped on stdin, or generated and printed once)",
+    summary: "A person who signs in; an existing email joins one more workspace",
+    options: { email: { type: "string" }, workspace: { type: "string" }, role: { type: "string" }, ...JSON_OPTION },
+    build: async (v) => {
+      if (v.email === undefined || v.workspace === undefined || v.role === undefined) return "needs --email, --workspace and --role"
+      const password = await passwordFromStdin()
+      return {
+        command: "user.create",
+        email: v.email as string,
+        workspaceId: v.workspace as string,
+        role: v.role as "admin" | "member",
+        ...(password === undefined ? {} : { password })
+      }
+    },
+    print: (r) => {
+      if (!r.created) return console.log(`${r.user.email} (${r.user.id}) is now a ${r.role} of ${r.workspaceId}; password unchanged`)
+      console.log(`User ${r.user.email} (${r.user.id}), ${r.role} of ${r.workspaceId}`)
+      printPassword(r, "Sign in")
+    }
+  },
+  "user reset-password": {
+    usage: "ricochet user reset-password --email EMAIL [--json]   (password: piped on stdin, or generated and printed once)",
+    summary: "A new password; every session of the account ends",
+    options: { email: { type: "string" }, ...JSON_OPTION },
+    build: async (v) => {
+      if (v.email === undefined) return "needs --email"
+      const password = await passwordFromStdin()
+      return { command: "user.resetPassword", email: v.email as string, ...(password === undefined ? {} : { password }) }
+    },
+    print: (r) => printPassword(r, `New password for ${r.user.email}`)
+  },
+  "user list": {
+    usage: "ricochet user list [--workspace ID] [--json]",
+    summary: "People and their memberships: id, email, workspace, role, created",
+    options: { workspace: { type: "string" }, ...JSON_OPTION },
+    build: async (v) => ({ command: "user.list", ...(v.workspace === undefined ? {} : { workspaceId: v.workspace as string }) }),
+    print: (r) => table(["id", "email", "workspaceId", "role", "createdAt"], r.data.map((u: any) => [u.id, u.email, u.workspaceId, u.role, u.createdAt]))
+  }
+}
+
+const USAGE = [
+  "Usage:",
+  ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+  "  ricochet control            run the control plane alone (API and background jobs)",
+  "  ricochet engine             run a redirect engine alone (needs DATABASE_URL; NATS_URL for freshness)",
+  "  ricochet COMMAND --help     one command's usage",
+  "Exit codes: 0 done, 1 failed, 2 usage error."
+].join("\n")
+
 const main = async () => {
   const [noun, verb, ...rest] = process.argv.slice(2)
+  if (noun === undefined || noun === "--help" || noun === "-h" || noun === "help") {
+    console.log(USAGE)
+    return
+  }
+  const spec = COMMANDS[`${noun} ${verb}`]
+  if (spec !== undefined && (rest.includes("--help") || rest.includes("-h"))) {
+    console.log(`Usage: ${spec.usage}\n${spec.summary}`)
+    return
+  }
   let config: RicochetConfig
   try {
     config = loadConfig()
@@ -60,7 +192,9 @@ const main = async () => {
     if (error instanceof ConfigError) return fail(error.message)
     throw error
   }
+  // The processes' code is loaded only to run them: administrative commands start quicker without it.
   if (noun === "control" && verb === undefined) {
+    const [{ runProcess }, { ControlLayer }] = await Promise.all([import("../control/runProcess.ts"), import("../control/control.ts")])
     runProcess(ControlLayer(config))
     return
   }
@@ -71,6 +205,15 @@ const main = async () => {
     if (config.natsUrl === undefined) {
       console.error("ricochet: NATS_URL is not set: this engine sees changes only when its cache entries expire (RICOCHET_CACHE_TTL_SECONDS)")
     }
+    const [{ Layer }, { runProcess }, { EngineLayer }, { ChangeBus, ChangeBusLayer }, { detachedBus }, { Configuration }, { readOnlyLayer }] = await Promise.all([
+      import("effect"),
+      import("../control/runProcess.ts"),
+      import("../engine/EngineLayer.ts"),
+      import("../shared/bus/ChangeBus.ts"),
+      import("../shared/bus/bus.ts"),
+      import("../shared/config.ts"),
+      import("../shared/db/Database.ts")
+    ])
     runProcess(EngineLayer.pipe(Layer.provide(Layer.mergeAll(
       Layer.succeed(Configuration)(config),
       readOnlyLayer(config.databaseUrl, config.databaseTimeoutSeconds),
@@ -79,42 +222,20 @@ const main = async () => {
     ))))
     return
   }
-  const { values } = (() => {
+  if (spec === undefined) return fail(USAGE, 2)
+  const { values, positionals } = (() => {
     try {
-      return parseArgs({
-        args: rest,
-        options: {
-          name: { type: "string" },
-          plan: { type: "string" },
-          workspace: { type: "string" },
-          role: { type: "string" },
-          json: { type: "boolean", default: false }
-        },
-        strict: true
-      })
+      return parseArgs({ args: rest, options: spec.options, strict: true, allowPositionals: true })
     } catch (error) {
-      return fail(`${(error as Error).message}\n${USAGE}`, 2)
+      return fail(`${(error as Error).message}\nUsage: ${spec.usage}`, 2)
     }
   })()
-  let command: AdminCommand
-  if (noun === "workspace" && verb === "create") {
-    if (values.name === undefined || values.plan === undefined) return fail(`workspace create needs --name and --plan\n${USAGE}`, 2)
-    command = { command: "workspace.create", name: values.name, plan: values.plan as Plan }
-  } else if (noun === "key" && verb === "create") {
-    if (values.workspace === undefined || values.role === undefined) return fail(`key create needs --workspace and --role\n${USAGE}`, 2)
-    command = { command: "key.create", workspaceId: values.workspace, role: values.role as "admin" | "member" }
-  } else {
-    return fail(USAGE, 2)
-  }
+  const command = await spec.build(values, positionals)
+  if (typeof command === "string") return fail(`${noun} ${verb} ${command}\nUsage: ${spec.usage}`, 2)
   try {
-    const result = (await provision(config, command)) as Record<string, any>
-    if (values.json) {
-      console.log(JSON.stringify(result))
-    } else if (command.command === "workspace.create") {
-      console.log(`Workspace ${result.workspace.name} (${result.workspace.id}, plan ${result.workspace.plan})\nDomain: ${result.domain}\nAPI key (shown once): ${result.apiKey}`)
-    } else {
-      console.log(`API key for a new ${result.role} (shown once): ${result.apiKey}`)
-    }
+    const result = await provision(config, command, spec.creates === true)
+    if (values.json) console.log(JSON.stringify(result))
+    else spec.print(result)
   } catch (error) {
     if (error instanceof AdminCommandError) return fail(error.message)
     throw error

@@ -1,4 +1,4 @@
-import { Effect, Layer, Schedule } from "effect"
+import { Context, Data, Effect, Layer, Schedule } from "effect"
 import { startAdminChannel } from "./admin/adminChannel.ts"
 import { Configuration, type RicochetConfig } from "../shared/config.ts"
 import { Database, DatabaseError } from "../shared/db/Database.ts"
@@ -9,33 +9,39 @@ import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
 import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
+import { ImportJobRepositoryLayer } from "./links/import/ImportJobRepository.ts"
+import { ImportRunner } from "./links/import/ImportRunner.ts"
 import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
-import { ensureFirstWorkspace } from "./workspaces/provisioning.ts"
+import { WebhookClickFeed } from "./webhooks/ClickFeed.ts"
+import { WebhookDeliveryWorker } from "./webhooks/DeliveryWorker.ts"
+import { ensureFirstWorkspace, type FirstStart as FirstStartWorkspace } from "./workspaces/provisioning.ts"
+import { reachableHost, startBlock } from "../shared/startup/startBlock.ts"
+import { shortLinkUrl } from "../shared/links/shortLink.ts"
 
 export const DatabaseLayer = (config: RicochetConfig) =>
   config.databaseUrl
     ? postgresLayer(config.databaseUrl, config.databaseTimeoutSeconds)
     : embeddedLayer(config.dataDir, config.databaseTimeoutSeconds)
 
-const host = (config: RicochetConfig) => (config.listenHost === "0.0.0.0" || config.listenHost === "::" ? "localhost" : config.listenHost)
+/** The workspace this start created (the first start only), for the closing block to show its key. */
+export class FirstWorkspace extends Context.Service<FirstWorkspace, { readonly created: FirstStartWorkspace | undefined }>()(
+  "ricochet/FirstWorkspace"
+) {}
 
-/** First start: a workspace and its key, printed once. */
-const FirstStart = Layer.effectDiscard(Effect.gen(function*() {
+/** Where people sign in: the public origin when configured, else this API server. */
+export const signInUrl = (config: RicochetConfig) => `${config.publicOrigin ?? `http://${reachableHost(config.listenHost)}:${config.apiPort}`}/`
+
+/** First start: a workspace and its key, shown once in the closing block. */
+const FirstStart = Layer.effect(FirstWorkspace)(Effect.gen(function*() {
   const { sql } = yield* Database
   const config = yield* Configuration
   const created = yield* Effect.tryPromise({
-    try: () => ensureFirstWorkspace(sql, config.shortDomain),
+    try: () => ensureFirstWorkspace(sql, config.shortDomain, config.adminEmail),
     catch: (cause) => new DatabaseError({ cause })
   })
-  if (created === undefined) return
-  console.log([
-    "",
-    `Created workspace "${created.workspace.name}" (${created.workspace.id}, plan ${created.workspace.plan}).`,
-    `  Short links on: ${created.domain}`,
-    `  API key (shown once, keep it): ${created.apiKey}`,
-    ""
-  ].join("\n"))
+  if (created !== undefined) console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}, plan ${created.workspace.plan}).`)
+  return { created }
 }))
 
 /** Background work owned by control: old rate-limit windows and sent outbox rows are removed. */
@@ -49,21 +55,66 @@ const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
   )
 }))
 
-/** With the embedded database, the CLI reaches a running server through the admin channel. */
+/** The admin channel could not be opened (a port on loopback, a file in the data directory). */
+export class AdminChannelError extends Data.TaggedError("AdminChannelError")<{ readonly cause: unknown }> {
+  override get message() {
+    return `could not open the admin channel in the data directory: ${String(this.cause)}`
+  }
+}
+
+/**
+ * With the embedded database, the CLI reaches a running server through the admin channel. Failing
+ * to open it stops the start: without it the CLI would find no server and open the data directory
+ * this process holds.
+ */
 const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind } = yield* Database
   const config = yield* Configuration
   if (kind !== "embedded") return
   yield* Effect.acquireRelease(
-    Effect.promise(() => startAdminChannel(config.dataDir, sql, config.shortDomain)),
-    (stop) => Effect.promise(stop)
+    Effect.tryPromise({
+      try: () => startAdminChannel(config.dataDir, sql, config.shortDomain),
+      catch: (cause) => new AdminChannelError({ cause })
+    }),
+    // Cannot reject (.catch): a channel file that cannot be removed is replaced at the next start.
+    (stop) => Effect.promise(() => stop().catch((error) => console.error("closing the admin channel failed", error)))
   )
 }))
 
-const Ready = Layer.effectDiscard(Effect.gen(function*() {
+/**
+ * The lines of the closing block: where the API and its reference are, where short links answer,
+ * and on the first start the key (shown once). Exported so other first-start facts add lines.
+ */
+export const startLines = (
+  config: RicochetConfig,
+  database: "embedded" | "postgres",
+  created: FirstStartWorkspace | undefined,
+  withEngine: boolean
+): Array<string> => {
+  const api = `http://${reachableHost(config.listenHost)}:${config.apiPort}`
+  return [
+    `Dashboard:     ${signInUrl(config)}`,
+    `API:           ${api}/v1`,
+    `Reference:     ${api}/v1/docs (OpenAPI: ${api}/v1/openapi.json)`,
+    ...(withEngine ? [`Short links:   ${shortLinkUrl(config, created?.domain ?? `<workspace>.${config.shortDomain}`, "<slug>")}`] : []),
+    `Database:      ${database === "embedded" ? `embedded, in ${config.dataDir}` : "PostgreSQL"}`,
+    ...(created === undefined
+      ? []
+      : [
+        `Workspace:     "${created.workspace.name}" on ${created.domain}`,
+        `Sign in at ${signInUrl(config)} as ${created.admin.email}, one-time password (shown once): ${created.admin.password}`,
+        `API key (shown once, keep it): ${created.apiKey}`,
+        `Try it:        curl -H "Authorization: Bearer ${created.apiKey}" ${api}/v1/links`
+      ])
+  ]
+}
+
+/** The closing block, once the API (and, with `withEngine`, the engine beside it) listens. */
+export const Ready = (withEngine: boolean) => Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* Configuration
   const { kind } = yield* Database
-  console.log(`Ricochet control: API on http://${host(config)}:${config.apiPort}/v1 (OpenAPI: /v1/openapi.json, reference: /v1/docs), database: ${kind === "embedded" ? `embedded in ${config.dataDir}` : "PostgreSQL"}`)
+  const { created } = yield* FirstWorkspace
+  console.log(startBlock(`Ricochet is running${withEngine ? "" : " (control only)"}`, startLines(config, kind, created, withEngine)))
 }))
 
 /** What control and an engine in the same process share: config, database, bus; and control's domains, DNS verifier and click store. */
@@ -74,14 +125,18 @@ export const CoreLayer = (config: RicochetConfig) => {
 }
 
 /**
- * The control plane: provisioning and background jobs first, then the API server, then the ready
- * line. The server only accepts requests once the first-start workspace exists.
+ * The control plane: provisioning and background jobs first, then the API server. The server
+ * only accepts requests once the first-start workspace exists. Its output keeps FirstWorkspace for
+ * the closing block.
  */
 export const ControlParts = (config: RicochetConfig) => {
-  const startup = Layer.mergeAll(FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob)
-  const server = ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provide(startup))
-  return Ready.pipe(Layer.provide(server))
+  const startup = Layer.mergeAll(
+    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob,
+    ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed
+  )
+  return ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provideMerge(startup))
 }
 
 /** `ricochet control`: the control plane alone. */
-export const ControlLayer = (config: RicochetConfig) => ControlParts(config).pipe(Layer.provide(CoreLayer(config)))
+export const ControlLayer = (config: RicochetConfig) =>
+  Ready(false).pipe(Layer.provide(ControlParts(config)), Layer.provide(CoreLayer(config)))

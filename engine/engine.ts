@@ -8,6 +8,9 @@ import type { SpoolOptions } from "./clicks/spoolSink.ts"
 import { ClickChannel } from "./clicks/clickChannel.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
 import { startEngineServer } from "./http/server.ts"
+import { startAdminServer } from "./ops/adminServer.ts"
+import { AnswerCounts } from "./ops/answerCounts.ts"
+import { engineMetrics } from "./ops/engineMetrics.ts"
 
 export interface EngineDeps {
   readonly config: RicochetConfig
@@ -34,7 +37,13 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
     { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024, ttlMs: config.cacheTtlSeconds * 1000 }
   )
   const unsubscribeEvents = bus.subscribe((event) => cache.apply(event), () => cache.reset())
-  const unsubscribeState = bus.onState((state) => cache.setBusState(state))
+  let busReconnects = 0
+  let wasConnected = bus.isConnected()
+  const unsubscribeState = bus.onState((state) => {
+    if (state.connected && !wasConnected) busReconnects++
+    wasConnected = state.connected
+    cache.setBusState(state)
+  })
   const unsubscribe = () => {
     unsubscribeEvents()
     unsubscribeState()
@@ -49,7 +58,9 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
     countryDatabase: countryDb,
     cityDatabase: config.geoipCityDb
   })
+  const answers = new AnswerCounts()
   let server: Awaited<ReturnType<typeof startEngineServer>>
+  let admin: Awaited<ReturnType<typeof startAdminServer>>
   try {
     server = await startEngineServer({
       host: config.listenHost,
@@ -60,6 +71,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
       secret,
       trustProxy: config.trustProxy,
       linkScheme: config.linkScheme,
+      answers,
       status: () => ({
         status: "ok",
         bus: cache.busConnected ? "connected" : "disconnected",
@@ -73,6 +85,32 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
         clicksDropped: clicks.dropped
       })
     })
+    admin = await startAdminServer({
+      host: config.engineAdminHost,
+      port: config.engineAdminPort,
+      sql,
+      busConnected: () => cache.busConnected,
+      metrics: engineMetrics(answers, () => {
+        const counts = clicks.counts
+        return {
+          busConnected: cache.busConnected,
+          busReconnects,
+          cacheEntries: cache.size.links + cache.size.domains,
+          cacheBytes: cache.size.bytes,
+          cacheQueries: cache.queries,
+          slugFilterRefusals: cache.filtered,
+          databaseFailures: cache.sourceFailures,
+          staleAnswers: cache.staleAnswers,
+          clicksAcknowledged: counts.sink.acknowledged,
+          clicksRolled: counts.sink.rolled,
+          clicksPending: counts.sink.pending,
+          clicksDropped: clicks.dropped
+        }
+      })
+    }).catch(async (error) => {
+      await server.stop()
+      throw error
+    })
   } catch (error) {
     // The writer thread would keep the process alive.
     await clicks.close()
@@ -81,10 +119,11 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   }
   return {
     port: server.port,
+    adminPort: admin.port,
     cache,
     /** SIGTERM: stop accepting, finish in-flight requests, flush the clicks. */
     stop: async () => {
-      await server.stop()
+      await Promise.all([server.stop(), admin.stop()])
       unsubscribe()
       await clicks.close()
     }

@@ -11,8 +11,16 @@ export interface RicochetConfig {
   readonly apiPort: number
   readonly enginePort: number
   readonly listenHost: string
+  /** The engine's operator port (/healthz, /readyz, /metrics) and its address; 0 picks a free port. */
+  readonly engineAdminHost: string
+  readonly engineAdminPort: number
   readonly shortDomain: string
   readonly linkScheme: "http" | "https"
+  /**
+   * The port written into `shortLink` (and so what visitors type); undefined for the scheme's own.
+   * Only the local default sets it: links must open on the engine's port with no proxy in front.
+   */
+  readonly linkPort: number | undefined
   readonly databaseUrl: string | undefined
   /**
    * Control: the longest a database call may take before the API answers 503 (also the server's
@@ -22,6 +30,16 @@ export interface RicochetConfig {
   readonly natsUrl: string | undefined
   /** Take the client address from the last X-Forwarded-For entry (only behind a proxy you run). */
   readonly trustProxy: boolean
+  /** Control: the first start's admin user signs in with this email. */
+  readonly adminEmail: string
+  /** Control: a session unused this long is over. */
+  readonly sessionIdleHours: number
+  /**
+   * Control: the origin people reach the API and dashboard at (behind a proxy, say); cookie
+   * sessions' unsafe requests may come from it besides the request's own host, its scheme decides
+   * the cookie's Secure flag, and the first start prints it as the sign-in URL.
+   */
+  readonly publicOrigin: string | undefined
   /** Custom domains: CNAME target for subdomain hosts, A record address for apex hosts. */
   readonly cnameTarget: string
   readonly aTarget: string | undefined
@@ -52,6 +70,10 @@ export interface RicochetConfig {
   /** Control: how often finished hours are compacted, and how long an hour settles first. */
   readonly compactSeconds: number
   readonly compactSettleSeconds: number
+  /** Webhooks: accept http://127.0.0.1 / localhost receivers (tests, local tools); else https to public addresses only. */
+  readonly webhooksAllowLoopback: boolean
+  /** Webhooks: the first retry's delay; each next one doubles, up to an hour, for 24 hours. */
+  readonly webhookRetryBaseSeconds: number
 }
 
 /** The parsed configuration as a service, so tests can provide their own. */
@@ -177,28 +199,54 @@ const ipv4 = (env: Env, name: string): string | undefined => {
   return raw
 }
 
+/** An address a person signs in with: something@something, no spaces. */
+export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/
+
+const email = (env: Env, name: string): string | undefined => {
+  const raw = nonEmpty(env, name)?.toLowerCase()
+  if (raw !== undefined && !EMAIL.test(raw)) throw new ConfigError(name, `must be an email address (got ${JSON.stringify(raw)})`)
+  return raw
+}
+
+const origin = (env: Env, name: string): string | undefined => {
+  const raw = url(env, name, ["http", "https"])
+  return raw === undefined ? undefined : new URL(raw).origin
+}
+
 export const loadConfig = (env: Env = process.env): RicochetConfig => {
   const shortDomain = (nonEmpty(env, "RICOCHET_SHORT_DOMAIN") ?? "localhost").toLowerCase()
   if (!HOSTNAME.test(shortDomain)) {
     throw new ConfigError("RICOCHET_SHORT_DOMAIN", `must be a host name such as short.example.com (got ${JSON.stringify(shortDomain)})`)
   }
-  const scheme = nonEmpty(env, "RICOCHET_LINK_SCHEME") ?? "https"
+  const databaseUrl = url(env, "DATABASE_URL", ["postgres", "postgresql"])
+  const configuredScheme = nonEmpty(env, "RICOCHET_LINK_SCHEME")
+  // The embedded default is a laptop: no TLS and no proxy, so links must work as
+  // http://…:enginePort out of the box (and the password cookie must not be Secure).
+  const local = configuredScheme === undefined && databaseUrl === undefined
+  const scheme = configuredScheme ?? (local ? "http" : "https")
   if (scheme !== "http" && scheme !== "https") {
     throw new ConfigError("RICOCHET_LINK_SCHEME", `must be http or https (got ${JSON.stringify(scheme)})`)
   }
   const listenHost = nonEmpty(env, "RICOCHET_LISTEN_HOST") ?? "0.0.0.0"
   const dataDir = path.resolve(nonEmpty(env, "RICOCHET_DATA_DIR") ?? "./data")
+  const enginePort = port(env, "RICOCHET_ENGINE_PORT", 8080)
   return {
     dataDir,
     apiPort: port(env, "RICOCHET_API_PORT", 3000),
-    enginePort: port(env, "RICOCHET_ENGINE_PORT", 8080),
+    enginePort,
     listenHost,
+    engineAdminHost: nonEmpty(env, "RICOCHET_ENGINE_ADMIN_HOST") ?? listenHost,
+    engineAdminPort: port(env, "RICOCHET_ENGINE_ADMIN_PORT", 9464),
     shortDomain,
     linkScheme: scheme,
-    databaseUrl: url(env, "DATABASE_URL", ["postgres", "postgresql"]),
+    linkPort: local && enginePort !== 80 && enginePort !== 0 ? enginePort : undefined,
+    databaseUrl,
     databaseTimeoutSeconds: positiveNumber(env, "RICOCHET_DB_TIMEOUT_SECONDS", 5),
     natsUrl: url(env, "NATS_URL", ["nats", "tls", "ws", "wss"]),
     trustProxy: bool(env, "RICOCHET_TRUST_PROXY"),
+    adminEmail: email(env, "RICOCHET_ADMIN_EMAIL") ?? "admin@localhost",
+    sessionIdleHours: positiveNumber(env, "RICOCHET_SESSION_IDLE_HOURS", 168),
+    publicOrigin: origin(env, "RICOCHET_PUBLIC_ORIGIN"),
     cnameTarget: hostName(env, "RICOCHET_CNAME_TARGET") ?? shortDomain,
     aTarget: ipv4(env, "RICOCHET_A_TARGET"),
     dnsServers: dnsServers(env, "RICOCHET_DNS_SERVERS"),
@@ -218,6 +266,8 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     spoolBufferClicks: positiveInteger(env, "RICOCHET_SPOOL_BUFFER_CLICKS", 200_000),
     spoolBufferMegabytes: positiveNumber(env, "RICOCHET_SPOOL_BUFFER_MB", 128),
     compactSeconds: positiveNumber(env, "RICOCHET_COMPACT_SECONDS", 300),
-    compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600)
+    compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600),
+    webhooksAllowLoopback: bool(env, "RICOCHET_WEBHOOKS_ALLOW_LOOPBACK"),
+    webhookRetryBaseSeconds: positiveNumber(env, "RICOCHET_WEBHOOK_RETRY_BASE_SECONDS", 5)
   }
 }

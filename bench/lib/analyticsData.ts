@@ -3,7 +3,8 @@ import { createHash } from "node:crypto"
 import { mkdir, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { MANIFEST } from "../../shared/clicks/files.ts"
-import { CLICK_COLUMNS, PARQUET_FORMAT, partitionOf, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
+import { PARQUET_FORMAT, partitionOf, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
+import { CLICK_COLUMNS } from "../../shared/clicks/clickColumns.ts"
 
 /**
  * A deterministic synthetic click history written straight to Parquet in the layout control's

@@ -5,7 +5,8 @@ import { pipeline } from "node:stream/promises"
 import type { Sql } from "postgres"
 import { type BoundSql, type ClickFilter, SqlParams, whereClause } from "../../control/analytics/sql.ts"
 import type { GroupBy } from "../../control/analytics/schema.ts"
-import { CLICK_COLUMNS, quote } from "../../shared/clicks/parquet.ts"
+import { quote } from "../../shared/clicks/parquet.ts"
+import { CLICK_COLUMNS } from "../../shared/clicks/clickColumns.ts"
 
 /**
  * The PostgreSQL baseline: the same rows in one `clicks` table with the indexes a visits table of

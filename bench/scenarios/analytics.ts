@@ -8,9 +8,11 @@ import postgres from "postgres"
 import { compactClicks } from "../../control/analytics/compaction.ts"
 import { analyticsWindow } from "../../control/analytics/resolve.ts"
 import type { GroupBy, Interval } from "../../control/analytics/schema.ts"
+import { rollupFinder } from "../../control/analytics/rollup.ts"
 import { analyticsSql, type ClickFilter, recordedLinksSql } from "../../control/analytics/sql.ts"
 import { cachedFileLister, listClickFiles } from "../../shared/clicks/files.ts"
-import { CLICK_COLUMNS, openDuckDb, PARQUET_FORMAT, partitionOf, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
+import { openDuckDb, PARQUET_FORMAT, partitionOf, quote, SORTED_ROW_GROUP_SIZE } from "../../shared/clicks/parquet.ts"
+import { CLICK_COLUMNS } from "../../shared/clicks/clickColumns.ts"
 import {
   COMMON, type DatasetSpec, DAY, generateClicks, HOUR, hourSelect, linkId, linkOfRank, linksTableSql, WORKSPACES,
   workspaceId, workspaceOfLink
@@ -20,16 +22,39 @@ import { createBenchDatabase, Scope } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
 export const description =
-  "Ten dashboard questions over 10M clicks / 90 days / 10,000 links in Parquet compacted by control (one file per finished day, the day so far in one), through analyticsSql + ClickStore's file lister (GET /v1/analytics without HTTP); baseline: the same rows and questions in an indexed PostgreSQL table"
+  "Ten dashboard questions on a size axis (1M and 10M clicks / 90 days / 10,000 links; 100M / 300 days / 100,000 links) in Parquet compacted by control (one file per finished day with its hourly rollups, the day so far in one), through analyticsSql + ClickStore's file lister and rollup finder (GET /v1/analytics without HTTP); baseline: the same rows and questions in an indexed PostgreSQL table"
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name])
   return Number.isFinite(value) && value > 0 ? value : fallback
 }
 
-const CLICKS = Math.floor(num("BENCH_ANALYTICS_CLICKS", 10_000_000))
-const LINKS = Math.floor(num("BENCH_ANALYTICS_LINKS", 10_000))
-const DAYS = 90
+/** A point of the size axis: how many clicks over how many links and days. */
+interface Size {
+  readonly label: string
+  readonly clicks: number
+  readonly links: number
+  readonly days: number
+}
+const PRESETS: Record<string, Size> = {
+  "1M": { label: "1M", clicks: 1_000_000, links: 10_000, days: 90 },
+  "10M": { label: "10M", clicks: 10_000_000, links: 10_000, days: 90 },
+  // A year of a busy workspace (issue 15).
+  "100M": { label: "100M", clicks: 100_000_000, links: 100_000, days: 300 }
+}
+/** BENCH_ANALYTICS_SIZES picks points of the axis; BENCH_ANALYTICS_CLICKS (and _LINKS) asks one other size. */
+const SIZES: ReadonlyArray<Size> = process.env.BENCH_ANALYTICS_CLICKS !== undefined
+  ? [{ label: process.env.BENCH_ANALYTICS_CLICKS, clicks: Math.floor(num("BENCH_ANALYTICS_CLICKS", 10_000_000)), links: Math.floor(num("BENCH_ANALYTICS_LINKS", 10_000)), days: 90 }]
+  : (process.env.BENCH_ANALYTICS_SIZES ?? "1M,10M,100M").split(",").map((label) => {
+    const size = PRESETS[label.trim()]
+    if (size === undefined) throw new Error(`BENCH_ANALYTICS_SIZES: ${label} is not one of ${Object.keys(PRESETS).join(", ")}`)
+    return size
+  })
+/** Sizes above this skip the PostgreSQL baseline (loading and indexing 100M rows takes hours here). */
+const PG_MAX_CLICKS = num("BENCH_ANALYTICS_PG_MAX_CLICKS", 10_000_000)
+/** p95 goals of issue 15 per size; control's memory goal. */
+const P95_GOAL_MS: Record<string, number> = { "10M": 100, "100M": 300 }
+const MEMORY_GOAL_BYTES = 2 * 2 ** 30
 /** Timed runs per query (after one warm-up pass). */
 const RUNS = Math.floor(num("BENCH_ANALYTICS_RUNS", 10))
 const PG_RUNS = Math.floor(num("BENCH_ANALYTICS_PG_RUNS", 5))
@@ -37,8 +62,8 @@ const PG_RUNS = Math.floor(num("BENCH_ANALYTICS_PG_RUNS", 5))
 const FRESH_FILES = Math.floor(Number(process.env.BENCH_ANALYTICS_FRESH_FILES ?? 900))
 /** Keep (and reuse, when the size matches) the generated Parquet data here instead of a temp dir. */
 const DATA_DIR = process.env.BENCH_ANALYTICS_DATA_DIR
-/** The what-if with one file per day (BENCH_ANALYTICS_WHATIF=0 skips it). */
-const WHATIF = process.env.BENCH_ANALYTICS_WHATIF !== "0"
+/** The what-if with one file per day (BENCH_ANALYTICS_WHATIF=1 runs it; it rewrites the whole dataset). */
+const WHATIF = process.env.BENCH_ANALYTICS_WHATIF === "1"
 const LIMIT = 100
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits))
@@ -101,13 +126,15 @@ const plain = (rows: ReadonlyArray<Record<string, unknown>>) =>
 /** The file lister the route uses (ClickStore.files), created in run(); `listNow` is the data's now. */
 let lister: ReturnType<typeof cachedFileLister>
 let listNow = 0
+/** ClickStore.rollups, created in runSize(). */
+let findRollups: ReturnType<typeof rollupFinder>
 const listFiles = (_clicksDir: string, fromMs: number, toMs: number) => lister(fromMs, toMs, listNow)
 
 /** One question the way GET /v1/analytics answers it: list the files, then ask DuckDB. */
 const askDuckDb = async (duck: DuckDBConnection, clicksDir: string, filter: ClickFilter, q: Question) => {
   const files = await listFiles(clicksDir, filter.fromMs, filter.toMs)
   if (files.length === 0) return { rows: [], files: 0 }
-  const { text, params } = analyticsSql(files, filter, q.groupBy, LIMIT, bucketOf(q))
+  const { text, params } = analyticsSql(files, filter, q.groupBy, LIMIT, bucketOf(q), await findRollups(files))
   const reader = await duck.runAndReadAll(text, [...params])
   return { rows: plain(reader.getRowObjects()), files: files.length }
 }
@@ -116,7 +143,7 @@ const sameRows = (a: ReadonlyArray<Record<string, unknown>>, b: ReadonlyArray<Re
   JSON.stringify(a) === JSON.stringify(b)
 
 /** What the files were written with: a kept dataset written otherwise is generated again. */
-const LAYOUT = `${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day so far merged`
+const LAYOUT = `${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day so far merged, hourly rollups`
 
 /** Writes the dataset unless DATA_DIR already holds one of this size and layout. */
 const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: string) => void): Promise<{ spec: DatasetSpec; generatedS: number | null }> => {
@@ -153,6 +180,15 @@ const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: str
   return { spec, generatedS: (performance.now() - start) / 1000 }
 }
 
+const rollupBytes = async (dir: string): Promise<number> => {
+  let total = 0
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name)
+    total += entry.isDirectory() ? await rollupBytes(full) : entry.name.startsWith("rollup-") ? (await stat(full)).size : 0
+  }
+  return total
+}
+
 const dirBytes = async (dir: string): Promise<number> => {
   let total = 0
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -162,9 +198,50 @@ const dirBytes = async (dir: string): Promise<number> => {
   return total
 }
 
+interface SizeResult extends ScenarioResult {
+  readonly size: Size
+  readonly p95: ReadonlyArray<number>
+  readonly rssPeak: number
+  /** PostgreSQL's median over DuckDB's, null when the baseline was skipped. */
+  readonly ratio: number | null
+  readonly agreeing: number | null
+}
+
 export default async function run(): Promise<ScenarioResult> {
-  const log = (line: string) => console.error(`[analytics] ${line}`)
-  const root = DATA_DIR ?? path.join(tmpdir(), `ricochet-bench-analytics-${process.pid}-${Date.now()}`)
+  const results: Array<SizeResult> = []
+  for (const size of SIZES) results.push(await runSize(size))
+  const figures: Record<string, number | string> = {}
+  const baseline: Record<string, number | string> = {}
+  const ratios: Record<string, number> = {}
+  for (const r of results) {
+    for (const [k, v] of Object.entries(r.figures)) figures[`[${r.size.label}] ${k}`] = v
+    for (const [k, v] of Object.entries(r.baseline ?? {})) baseline[`[${r.size.label}] ${k}`] = v
+    for (const [k, v] of Object.entries(r.ratios ?? {})) ratios[`[${r.size.label}] ${k}`] = v
+  }
+  // The curve: each question's p95 against the number of clicks.
+  const curve = QUESTIONS.map((q, i) => `${q.name}: ${results.map((r) => `${r.size.label} ${round(r.p95[i])} ms`).join(" → ")}`)
+  for (const line of curve) console.error(`[analytics] p95 curve ${line}`)
+  const goals: Array<{ goal: string; value: number | string; met: boolean }> = []
+  for (const r of results) {
+    const goal = P95_GOAL_MS[r.size.label]
+    const worst = Math.max(...r.p95)
+    if (goal !== undefined) goals.push({ goal: `every question p95 ≤ ${goal} ms at ${r.size.label} (slowest p95)`, value: round(worst), met: worst <= goal })
+    goals.push({ goal: `control memory < 2 GB at ${r.size.label} (peak RSS of the query process)`, value: `${round(r.rssPeak / 2 ** 20, 0)} MB`, met: r.rssPeak < MEMORY_GOAL_BYTES })
+    if (r.size.label === "10M" && r.ratio !== null) goals.push({ goal: "≥ 30× the indexed PostgreSQL baseline at 10M (ratio of median query times)", value: round(r.ratio, 2), met: r.ratio >= 30 })
+    if (r.agreeing !== null) goals.push({ goal: `same answers as PostgreSQL at ${r.size.label}`, value: `${r.agreeing}/${QUESTIONS.length}`, met: r.agreeing === QUESTIONS.length })
+  }
+  return {
+    figures,
+    baseline,
+    ratios,
+    goals,
+    notes: [`p95 against clicks: ${curve.join("; ")}`, ...results.flatMap((r) => (r.notes ?? []).map((n) => `[${r.size.label}] ${n}`))]
+  }
+}
+
+async function runSize(size: Size): Promise<SizeResult> {
+  const log = (line: string) => console.error(`[analytics ${size.label}] ${line}`)
+  const root = DATA_DIR !== undefined ? path.join(DATA_DIR, size.label) : path.join(tmpdir(), `ricochet-bench-analytics-${process.pid}-${Date.now()}`)
   const clicksDir = path.join(root, "clicks")
   // Cleans up on success, failure and (through the harness) Ctrl-C, newest first.
   const scope = new Scope()
@@ -173,7 +250,7 @@ export default async function run(): Promise<ScenarioResult> {
     scope.defer("remove analytics data", () =>
       DATA_DIR === undefined ? rm(root, { recursive: true, force: true }) : rm(path.join(root, "clicks.csv"), { force: true })
     )
-    const wanted: DatasetSpec = { clicks: CLICKS, days: DAYS, links: LINKS, endMs: Math.floor(Date.now() / HOUR) * HOUR }
+    const wanted: DatasetSpec = { clicks: size.clicks, days: size.days, links: size.links, endMs: Math.floor(Date.now() / HOUR) * HOUR }
     const { spec, generatedS } = await prepareData(clicksDir, wanted, log)
     const database = await createBenchDatabase(scope)
     const sql = postgres(database.url, { max: 1, onnotice: () => {} })
@@ -184,7 +261,14 @@ export default async function run(): Promise<ScenarioResult> {
     // As ClickStore opens it.
     await duck.run("SET parquet_metadata_cache = true")
     lister = cachedFileLister(clicksDir)
+    findRollups = rollupFinder()
     listNow = spec.endMs
+    // The query side's memory, sampled while it answers (control holds the same DuckDB).
+    let rssPeak = process.memoryUsage().rss
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, process.memoryUsage().rss)
+    }, 100)
+    scope.defer("stop memory sampling", () => clearInterval(sampler))
     scope.defer("close DuckDB", () => {
       duck.closeSync()
       instance.closeSync()
@@ -198,7 +282,8 @@ export default async function run(): Promise<ScenarioResult> {
     while (workspaceOfLink(linkOfRank(rank, spec.links), spec.links) !== 0) rank++
     const link = linkId(linkOfRank(rank, spec.links))
     // One "now" for every run of every question, so DuckDB and PostgreSQL answer identical windows.
-    const nowMs = Date.now()
+    // A kept dataset ends at the hour it was generated in: ask as if that hour were now.
+    const nowMs = spec.endMs + (Date.now() % HOUR)
     const filters = QUESTIONS.map((q) => filterOf(q, nowMs, workspace, link))
 
     // DuckDB over Parquet.
@@ -285,13 +370,17 @@ export default async function run(): Promise<ScenarioResult> {
     }
 
     // PostgreSQL with the same rows.
-    log(`PostgreSQL: loading ${spec.clicks} rows`)
-    const load = await loadIntoPostgres(sql, duck, allFiles, path.join(root, "clicks.csv"))
-    log(`PostgreSQL: loaded in ${round(load.copyS)} s, indexed in ${round(load.indexS)} s; ${QUESTIONS.length} questions × (1 warm-up + ${PG_RUNS})`)
+    const withPg = spec.clicks <= PG_MAX_CLICKS
+    if (!withPg) log(`PostgreSQL baseline skipped above ${PG_MAX_CLICKS} clicks (BENCH_ANALYTICS_PG_MAX_CLICKS)`)
+    else log(`PostgreSQL: loading ${spec.clicks} rows`)
+    const load = withPg
+      ? await loadIntoPostgres(sql, duck, allFiles, path.join(root, "clicks.csv"))
+      : { tableBytes: 0, indexBytes: 0, copyS: 0, indexS: 0, rows: 0 }
+    if (withPg) log(`PostgreSQL: loaded in ${round(load.copyS)} s, indexed in ${round(load.indexS)} s; ${QUESTIONS.length} questions × (1 warm-up + ${PG_RUNS})`)
     await sql.unsafe(`SET work_mem = '64MB'`)
     const pgTimes = QUESTIONS.map(() => [] as Array<number>)
     const pgAnswers: Array<Array<Record<string, unknown>>> = []
-    for (let pass = 0; pass <= PG_RUNS; pass++) {
+    for (let pass = 0; withPg && pass <= PG_RUNS; pass++) {
       for (const [i, q] of QUESTIONS.entries()) {
         const { text, params } = postgresSql(filters[i], q.groupBy, LIMIT, bucketOf(q))
         const start = performance.now()
@@ -301,7 +390,7 @@ export default async function run(): Promise<ScenarioResult> {
         pgAnswers[i] = plain(rows as unknown as Array<Record<string, unknown>>)
       }
     }
-    const agree = QUESTIONS.map((_, i) => sameRows(duckAnswers[i], pgAnswers[i]))
+    const agree = withPg ? QUESTIONS.map((_, i) => sameRows(duckAnswers[i], pgAnswers[i])) : []
 
     // Extra: the current hour not yet compacted, as one engine rolling every 2 s leaves it.
     let fresh: { files: number; count24h: number; link7d: number } | null = null
@@ -381,18 +470,25 @@ export default async function run(): Promise<ScenarioResult> {
     baseline["PostgreSQL index + VACUUM ANALYZE s"] = round(load.indexS)
     baseline["rows loaded"] = load.rows
 
-    const disagreements = QUESTIONS.filter((_, i) => !agree[i]).map((q) => q.name)
+    const disagreements = withPg ? QUESTIONS.filter((_, i) => !agree[i]).map((q) => q.name) : []
     const [pgVersion] = await sql.unsafe(`SELECT current_setting('server_version') AS v, current_setting('shared_buffers') AS sb`)
+    clearInterval(sampler)
+    figures["peak RSS MB (query process: DuckDB, lister, rollup finder)"] = round(rssPeak / 2 ** 20, 0)
+    figures["rollup MB"] = round((await rollupBytes(clicksDir)) / 2 ** 20)
+    if (!withPg) {
+      for (const key of Object.keys(baseline)) delete baseline[key]
+      for (const key of Object.keys(ratios)) delete ratios[key]
+      delete figures["answers identical to PostgreSQL"]
+    }
     return {
+      size,
+      p95: duckTimes.map((times) => quantile(times, 0.95)),
+      rssPeak,
+      ratio: withPg ? ratio : null,
+      agreeing: withPg ? agree.filter(Boolean).length : null,
       figures,
       baseline,
       ratios,
-      goals: [
-        { goal: "median query ≤ 150 ms", value: round(pooledDuck), met: pooledDuck <= 150 },
-        { goal: "a single link's query ≤ 30 ms (slowest median of the two link questions)", value: round(slowestLink), met: slowestLink <= 30 },
-        { goal: "≥ 10× faster than the PostgreSQL baseline (ratio of median query times)", value: round(ratio, 2), met: ratio >= 10 },
-        { goal: "same answers as PostgreSQL", value: `${agree.filter(Boolean).length}/${agree.length}`, met: disagreements.length === 0 }
-      ],
       notes: [
         `Data: ${spec.clicks} clicks over ${spec.days} days ending ${new Date(spec.endMs).toISOString()} across ${spec.links} links, written by DuckDB SQL (bench/lib/analyticsData.ts) straight to Parquet in control's compacted layout: per hour one merged-*.parquet (${PARQUET_FORMAT}, ORDER BY workspace_id, link_id, timestamp, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}) and a _manifest.json {"merged": [name], "replaced": []}, then control's compactClicks merges every finished day into one file under a _day.json, as it does in production. Columns are exactly CLICK_COLUMNS.`,
         `Distributions (deterministic, from DuckDB hash() of the click's index): clicks per hour grow 0.6→1.4 over the period with a daily cycle (peak 15:00 UTC), quieter weekends, two 3× campaign days and ±10% noise; link popularity Zipf (s≈1: rank = floor((links+1)^u) − 1, permuted over links); ${WORKSPACES.length} workspaces holding ${WORKSPACES.map((w) => `${Math.round(w.share * 100)}%`).join("/")} of the links; 22 countries (US 30%), regions/cities for US/DE/GB; 13 device/browser/OS combinations; 14 referer hosts (40% direct); UTM source/medium/campaign on every other link's destination; ~10% agents (ChatGPT-User/Claude-User/Perplexity-User, no referer); 5% with an A/B variant; a visitor hash shared by runs of 3 clicks.`,

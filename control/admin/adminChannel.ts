@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import type { Sql } from "postgres"
 import { PLANS, type Plan } from "../plans/plans.ts"
+import { listKeys, revokeKey } from "../keys/keys.ts"
+import { createUser, listUsers, listWorkspaces, PeopleError, requireWorkspace, resetPassword, setPlan } from "../people/users.ts"
 import { createKey, createWorkspace, type Role, UnknownWorkspaceError } from "../workspaces/provisioning.ts"
 
 /**
@@ -23,12 +25,44 @@ interface ChannelInfo {
 export type AdminCommand =
   | { readonly command: "workspace.create"; readonly name: string; readonly plan: Plan }
   | { readonly command: "key.create"; readonly workspaceId: string; readonly role: Role }
+  | { readonly command: "key.list"; readonly workspaceId: string }
+  | { readonly command: "key.revoke"; readonly id: string }
+  | { readonly command: "user.create"; readonly email: string; readonly workspaceId: string; readonly role: Role; readonly password?: string }
+  | { readonly command: "user.resetPassword"; readonly email: string; readonly password?: string }
+  | { readonly command: "user.list"; readonly workspaceId?: string }
+  | { readonly command: "workspace.list" }
+  | { readonly command: "workspace.setPlan"; readonly workspaceId: string; readonly plan: string }
 
 export class AdminCommandError extends Error {}
 
 /** Runs one provisioning command; used by the channel and by the CLI when it owns the database. */
 export const runAdminCommand = async (sql: Sql, shortDomain: string, command: AdminCommand): Promise<unknown> => {
+  try {
+    return await runCommand(sql, shortDomain, command)
+  } catch (error) {
+    if (error instanceof PeopleError) throw new AdminCommandError(error.message)
+    throw error
+  }
+}
+
+const runCommand = async (sql: Sql, shortDomain: string, command: AdminCommand): Promise<unknown> => {
   switch (command.command) {
+    case "key.list":
+      await requireWorkspace(sql, command.workspaceId)
+      return { data: await listKeys(sql, command.workspaceId) }
+    case "key.revoke":
+      if (!(await revokeKey(sql, command.id))) throw new AdminCommandError(`No live key with id ${command.id}`)
+      return { id: command.id, revoked: true }
+    case "user.create":
+      return createUser(sql, command)
+    case "user.resetPassword":
+      return resetPassword(sql, command)
+    case "user.list":
+      return { data: await listUsers(sql, command.workspaceId) }
+    case "workspace.list":
+      return { data: await listWorkspaces(sql) }
+    case "workspace.setPlan":
+      return setPlan(sql, command.workspaceId, command.plan)
     case "workspace.create":
       if (typeof command.name !== "string" || command.name.trim() === "" || command.name.length > 100) {
         throw new AdminCommandError("--name must be 1 to 100 characters")

@@ -1,8 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { DuckDBInstance } from "@duckdb/node-api"
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { cachedFileLister } from "../../shared/clicks/files.ts"
 import { Configuration } from "../../shared/config.ts"
+import { rollupFinder } from "./rollup.ts"
 
 /**
  * DuckDB over the click Parquet files. Queries run on DuckDB's own threads, so an analytics
@@ -12,20 +13,30 @@ export class ClickStore extends Context.Service<ClickStore, {
   readonly clicksDir: string
   /** The files holding clicks in [fromMs, toMs], past days' lists cached (see cachedFileLister). */
   readonly files: (fromMs: number, toMs: number) => Promise<Array<string>>
+  /** The rollup of each listed day file that has one (see rollup.ts). */
+  readonly rollups: (files: ReadonlyArray<string>) => Promise<ReadonlyMap<string, string>>
   /** Runs `sql` with `params` bound to its `$1`, `$2`, … placeholders (see BoundSql). */
   readonly query: (sql: string, params?: ReadonlyArray<string>) => Promise<Array<Record<string, unknown>>>
   readonly run: (sql: string) => Promise<void>
 }>()("ricochet/ClickStore") {}
 
+/**
+ * DuckDB could not be opened or set up: control cannot answer analytics or compact clicks
+ * without it, so the layer fails and control does not start (the cause says why: memory, threads).
+ */
+export class ClickStoreOpenFailed extends Data.TaggedError("ClickStoreOpenFailed")<{ readonly cause: unknown }> {}
+
+const opening = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, catch: (cause) => new ClickStoreOpenFailed({ cause }) })
+
 const toPlain = (value: unknown): unknown => (typeof value === "bigint" ? Number(value) : value)
 
 export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
   const config = yield* Configuration
-  const instance = yield* Effect.promise(() => DuckDBInstance.create(":memory:", { threads: "2" }))
+  const instance = yield* opening(() => DuckDBInstance.create(":memory:", { threads: "2" }))
   // Two connections: a long query does not hold up a short one.
-  const connections: Array<DuckDBConnection> = yield* Effect.promise(() => Promise.all([instance.connect(), instance.connect()]))
+  const connections: Array<DuckDBConnection> = yield* opening(() => Promise.all([instance.connect(), instance.connect()]))
   // Parquet footers are read once per file, not once per query.
-  yield* Effect.promise(() => connections[0].run("SET parquet_metadata_cache = true"))
+  yield* opening(() => connections[0].run("SET parquet_metadata_cache = true"))
   yield* Effect.addFinalizer(() => Effect.sync(() => {
     for (const connection of connections) connection.closeSync()
     instance.closeSync()
@@ -35,6 +46,7 @@ export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
   return ClickStore.of({
     clicksDir: config.clicksDir,
     files: cachedFileLister(config.clicksDir),
+    rollups: rollupFinder(),
     query: async (sql, params = []) => {
       const reader = await pick().runAndReadAll(sql, [...params])
       return reader.getRowObjects().map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toPlain(v)])))

@@ -1,9 +1,17 @@
-import { Effect, Layer } from "effect"
+import { Data, Effect, Layer } from "effect"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { PLAN_LIMITS } from "../plans/plans.ts"
 import { ClickStore } from "./ClickStore.ts"
 import { applyRetention, compactClicks } from "./compaction.ts"
+
+/**
+ * One compaction pass stopped part way (a file unreadable or unwritable, DuckDB out of memory,
+ * the database gone while holding the lock). Nothing is lost: every switch is the atomic rename
+ * of a manifest, so readers keep the files in force before the pass, and the next pass starts
+ * over from what is on disk. Logged, never fatal.
+ */
+export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ readonly cause: unknown }> {}
 
 const COMPACTION_LOCK = 7_342_004
 const longestHistoryDays = Math.max(...Object.values(PLAN_LIMITS).map((l) => l.analyticsHistoryDays))
@@ -23,7 +31,7 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
   }
   // The embedded database is one process and one connection: no other compactor, and no
   // connection to hold for the length of a pass.
-  const pass = Effect.promise(async () => {
+  const pass = Effect.tryPromise({ try: async () => {
     if (kind === "embedded") return compact()
     const reserved = await sql.reserve()
     try {
@@ -37,6 +45,8 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
     } finally {
       reserved.release()
     }
-  }).pipe(Effect.catchCause((cause) => Effect.logWarning("click compaction failed", cause)))
+  }, catch: (cause) => new CompactionFailed({ cause }) }).pipe(
+    Effect.catchTag("CompactionFailed", (error) => Effect.logWarning("click compaction failed; the next pass retries", error.cause))
+  )
   yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(config.compactSeconds * 1000), pass)))
 }))

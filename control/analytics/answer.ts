@@ -1,9 +1,10 @@
+import { shortLinkUrl } from "../../shared/links/shortLink.ts"
 import { Effect } from "effect"
 import { Configuration } from "../../shared/config.ts"
 import type { Principal } from "../api/Principal.ts"
 import { attempt, query } from "../db/sql.ts"
 import { ClickStore } from "./ClickStore.ts"
-import { analyticsWindow, resolveFilter } from "./resolve.ts"
+import { requestedWindow, resolveFilter } from "./resolve.ts"
 import type { AnalyticsQuery } from "./schema.ts"
 import { analyticsSql, breakdownKeys, bucketStarts, recordedLinksSql } from "./sql.ts"
 
@@ -20,18 +21,16 @@ const counts = (row: Record<string, unknown> | undefined) => ({
 export const answerAnalytics = (principal: Principal, q: AnalyticsQuery) =>
   Effect.gen(function*() {
     const store = yield* ClickStore
-    const { linkScheme } = yield* Configuration
+    const linkBase = yield* Configuration
     const groupBy = q.groupBy ?? "count"
-    const interval = q.interval ?? "24h"
-    const window = analyticsWindow(interval, principal.plan, Date.now())
+    const { bucket, ...window } = requestedWindow(q, principal.plan, Date.now())
     const filter = yield* query((sql) => resolveFilter(sql, principal.workspaceId, q, window))
     if ("_tag" in filter) return yield* filter
-    const bucket = interval === "24h" ? "hour" : "day"
     const files = yield* attempt(() => store.files(window.fromMs, window.toMs))
     const rows = files.length === 0
       ? []
-      : yield* attempt(() => {
-        const { text, params } = analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket)
+      : yield* attempt(async () => {
+        const { text, params } = analyticsSql(files, filter, groupBy, q.limit ?? 100, bucket, await store.rollups(files))
         return store.query(text, params)
       })
     const range = { start: new Date(window.fromMs).toISOString(), end: new Date(window.toMs).toISOString() }
@@ -65,7 +64,7 @@ export const answerAnalytics = (principal: Principal, q: AnalyticsQuery) =>
           linkId: String(row.linkId),
           domain: link.host,
           slug: link.slug,
-          shortLink: `${linkScheme}://${link.host}/${link.slug}`,
+          shortLink: shortLinkUrl(linkBase, link.host, link.slug),
           url: link.url,
           clicks: row.clicks as number,
           people: row.people as number,

@@ -13,6 +13,7 @@ import {
   readManifest
 } from "../../shared/clicks/files.ts"
 import { copyToParquet, quote } from "../../shared/clicks/parquet.ts"
+import { dayFileOfRollup, isRollupFile, writeRollup } from "./rollup.ts"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -50,7 +51,7 @@ const writeAtomically = async (file: string, content: unknown, nowMs: number) =>
 
 /**
  * Merges each finished hour's files into one, and each finished day's into one (the day so far
- * too, a few settled hours at a time), sorted by
+ * too, a few settled hours at a time) with its hourly rollup beside it (see rollup.ts), sorted by
  * (workspace, link, timestamp) so a query touches one file per day and skips the row groups of
  * other workspaces and links. The switch is always the atomic rename of a manifest (see
  * shared/clicks/files.ts); files a manifest replaced are deleted on a later pass, after a grace
@@ -108,7 +109,9 @@ export const compactClicks = async (
     for (const name of dateEntries) {
       const full = path.join(dateDir, name)
       const oldDayFile = isDayFile(name) && !(day?.merged ?? []).includes(name) && dayAge >= grace
-      if (oldDayFile || (name.endsWith(".tmp") && (await ageOf(full, nowMs)) > STALE_TEMP_MS)) await remove(full)
+      // A rollup goes with its day file (also one a crash left before its manifest was written).
+      const oldRollup = isRollupFile(name) && !(day?.merged ?? []).includes(dayFileOfRollup(name)) && dayAge >= grace
+      if (oldDayFile || oldRollup || (name.endsWith(".tmp") && (await ageOf(full, nowMs)) > STALE_TEMP_MS)) await remove(full)
     }
 
     // The day so far: only its settled hours, and only once enough of them wait.
@@ -128,6 +131,8 @@ export const compactClicks = async (
     ]
     const name = `day-${nowMs}.parquet`
     await merge(run, sources, path.join(dateDir, name))
+    // Before the manifest names the day file: a listed day file always has its rollup.
+    await writeRollup({ run }, path.join(dateDir, name))
     const replaced: Record<string, ReadonlyArray<string>> = { ...day?.replaced }
     dayHours.forEach((hourName, i) => {
       replaced[hourName] = [...new Set([...(day?.replaced[hourName] ?? []), ...perHour[i]])]

@@ -16,6 +16,29 @@ export const analyticsWindow = (interval: Interval, plan: Plan, nowMs: number): 
   return { fromMs: Math.max(wanted, history), toMs: nowMs }
 }
 
+/** Windows up to this long are counted by the hour in a timeseries; longer ones by the day. */
+export const HOURLY_UP_TO_MS = 48 * 3_600_000
+
+/**
+ * The window a question asks for and how a timeseries buckets it. A custom window (start, end
+ * defaulting to now) is cut to the plan's history and to now, as an interval is; a window wholly
+ * outside those is empty (it ends where it starts). Without start, the interval (24h by default).
+ */
+export const requestedWindow = (
+  q: Pick<AnalyticsQuery, "interval" | "start" | "end">,
+  plan: Plan,
+  nowMs: number
+): { fromMs: number; toMs: number; bucket: "hour" | "day" } => {
+  if (q.start === undefined) {
+    const interval = q.interval ?? "24h"
+    return { ...analyticsWindow(interval, plan, nowMs), bucket: interval === "24h" ? "hour" : "day" }
+  }
+  const history = nowMs - PLAN_LIMITS[plan].analyticsHistoryDays * DAY
+  const fromMs = Math.max(Date.parse(q.start), history)
+  const toMs = Math.max(fromMs, Math.min(q.end === undefined ? nowMs : Date.parse(q.end), nowMs))
+  return { fromMs, toMs, bucket: toMs - fromMs <= HOURLY_UP_TO_MS ? "hour" : "day" }
+}
+
 const intersect = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string>): ReadonlyArray<string> =>
   a === null ? b : a.filter((id) => b.includes(id))
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { UtcDateTime } from "../http/fields.ts"
 
 export const GROUP_BYS = [
   "count", "timeseries", "countries", "regions", "cities", "devices", "browsers", "os", "referers",
@@ -26,6 +27,8 @@ const devices = Schema.makeFilter((value: string | ReadonlyArray<string>) => {
 export const AnalyticsQuery = Schema.Struct({
   groupBy: Schema.optionalKey(Schema.Literals(GROUP_BYS)),
   interval: Schema.optionalKey(Schema.Literals(INTERVALS)),
+  start: Schema.optionalKey(UtcDateTime.annotate({ description: "Start of a custom window (UTC, inclusive); not with interval" })),
+  end: Schema.optionalKey(UtcDateTime.annotate({ description: "End of a custom window (UTC, exclusive; default now); needs start" })),
   linkId: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
   domain: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
   slug: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1))),
@@ -41,13 +44,23 @@ export const AnalyticsQuery = Schema.Struct({
   utmCampaign: Schema.optionalKey(OneOrMany),
   audience: Schema.optionalKey(Schema.Literals(["people", "agents"])),
   limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
-}).annotate({ identifier: "AnalyticsQuery" })
+}).check(Schema.makeFilter((q: { interval?: string; start?: string; end?: string }) => {
+  // A window is either named (interval) or custom (start, end): never both, and never an end alone.
+  if (q.interval !== undefined && (q.start !== undefined || q.end !== undefined)) {
+    return { path: ["interval"], issue: "interval cannot be combined with start or end" }
+  }
+  if (q.end !== undefined && q.start === undefined) return { path: ["start"], issue: "start is required with end" }
+  if (q.start !== undefined && q.end !== undefined && Date.parse(q.start) >= Date.parse(q.end)) {
+    return { path: ["end"], issue: "end must be after start" }
+  }
+  return true
+})).annotate({ identifier: "AnalyticsQuery" })
 export type AnalyticsQuery = typeof AnalyticsQuery.Type
 
 const Counts = { clicks: Schema.Number, people: Schema.Number, agents: Schema.Number }
 const Nullable = Schema.NullOr(Schema.String)
 
-/** Row shapes of design.md: one key field (or several for regions and cities), then the counts. */
+/** Row shapes of docs/decisions.md#analytics: one key field (or several for regions and cities), then the counts. */
 export const AnalyticsRow = Schema.Union([
   Schema.Struct(Counts),
   Schema.Struct({ start: Schema.String, ...Counts }),

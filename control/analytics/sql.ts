@@ -1,5 +1,6 @@
 import { fileSpan } from "../../shared/clicks/files.ts"
 import { quote } from "../../shared/clicks/parquet.ts"
+import { ROLLUP_DIMENSIONS, rollupSetFor } from "./rollup.ts"
 import type { GroupBy } from "./schema.ts"
 
 /** A resolved analytics question: everything needed to build the DuckDB query. */
@@ -74,6 +75,8 @@ export const whereClause = (f: ClickFilter, p: SqlParams, options: { readonly ti
 }
 
 const COUNTS = "count(*)::BIGINT AS clicks, count(*) FILTER (WHERE audience = 'people')::BIGINT AS people, count(*) FILTER (WHERE audience = 'agent')::BIGINT AS agents"
+/** The same counts over rows each standing for `n` clicks (a raw click is 1, a rollup row its count). */
+const SUMS = "coalesce(sum(n), 0)::BIGINT AS clicks, coalesce(sum(n) FILTER (WHERE audience = 'people'), 0)::BIGINT AS people, coalesce(sum(n) FILTER (WHERE audience = 'agent'), 0)::BIGINT AS agents"
 
 /** The grouping of each breakdown: the SELECT keys (with their output names) and what rows count. */
 const BREAKDOWNS: Partial<Record<GroupBy, { keys: ReadonlyArray<[string, string]>; where?: string }>> = {
@@ -98,20 +101,28 @@ export const breakdownKeys = (groupBy: GroupBy): ReadonlyArray<string> => BREAKD
  * The DuckDB query for one question over the given files. Breakdowns list most clicks first,
  * ties by key; timeseries groups by hour or day (UTC) and leaves filling empty buckets to the caller.
  */
-export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, groupBy: GroupBy, limit: number, bucket: "hour" | "day"): BoundSql => {
+export const analyticsSql = (
+  files: ReadonlyArray<string>,
+  f: ClickFilter,
+  groupBy: GroupBy,
+  limit: number,
+  bucket: "hour" | "day",
+  rollups: ReadonlyMap<string, string> = new Map()
+): BoundSql => {
   const p = new SqlParams()
-  const source = matchingClicks(files, f, p)
+  const { source, summed } = matchingClicks(files, f, p, rollupSetFor(f, groupBy) === null ? new Map() : rollups, groupBy)
+  const counts = summed ? SUMS : COUNTS
   const bound = (text: string): BoundSql => ({ text, params: p.values })
-  if (groupBy === "count") return bound(`SELECT ${COUNTS} FROM ${source}`)
+  if (groupBy === "count") return bound(`SELECT ${counts} FROM ${source}`)
   if (groupBy === "timeseries") {
-    return bound(`SELECT strftime(date_trunc('${bucket}', timestamp), '%Y-%m-%dT%H:%M:%S.000Z') AS start, ${COUNTS}
+    return bound(`SELECT strftime(date_trunc('${bucket}', timestamp), '%Y-%m-%dT%H:%M:%S.000Z') AS start, ${counts}
             FROM ${source} GROUP BY 1 ORDER BY 1`)
   }
   const spec = BREAKDOWNS[groupBy]!
   const select = spec.keys.map(([expression, name]) => `${expression} AS "${name}"`).join(", ")
   const order = spec.keys.map(([, name]) => `"${name}" ASC NULLS LAST`).join(", ")
   // `limit` is an integer by its schema (1 to 1000), not text.
-  return bound(`SELECT ${select}, ${COUNTS} FROM ${source}${spec.where ? ` WHERE ${spec.where}` : ""}
+  return bound(`SELECT ${select}, ${counts} FROM ${source}${spec.where ? ` WHERE ${spec.where}` : ""}
           GROUP BY ALL ORDER BY clicks DESC, ${order} LIMIT ${Math.trunc(limit)}`)
 }
 
@@ -119,21 +130,39 @@ export const analyticsSql = (files: ReadonlyArray<string>, f: ClickFilter, group
  * The clicks a question counts, as a subquery. A file whose partition (day or hour) lies wholly
  * inside the window holds nothing outside it, so its rows are not tested against the window's
  * bounds: on a 30-day question that test was half the time. Files at the window's edges, and any
- * outside the layout, are.
+ * outside the layout, are. A whole day file with a rollup that holds the question's columns is
+ * replaced by the rollup's rows of that set (then every row carries `n`, the clicks it stands
+ * for, and `summed` says the counts are sums); the edges stay raw, so no hour is ever split.
  */
-const matchingClicks = (files: ReadonlyArray<string>, f: ClickFilter, p: SqlParams): string => {
+const matchingClicks = (
+  files: ReadonlyArray<string>,
+  f: ClickFilter,
+  p: SqlParams,
+  rollups: ReadonlyMap<string, string>,
+  groupBy: GroupBy
+): { source: string; summed: boolean } => {
   const whole: Array<string> = []
   const edges: Array<string> = []
+  const rolled: Array<string> = []
   for (const file of files) {
     const span = fileSpan(file)
-    ;(span !== null && span.start >= f.fromMs && span.end - 1 <= f.toMs ? whole : edges).push(file)
+    const inside = span !== null && span.start >= f.fromMs && span.end - 1 <= f.toMs
+    const rollup = inside ? rollups.get(file) : undefined
+    if (rollup !== undefined) rolled.push(rollup)
+    else (inside ? whole : edges).push(file)
   }
   const read = (list: ReadonlyArray<string>) => `read_parquet([${list.map(quote).join(", ")}], hive_partitioning = false)`
+  const summed = rolled.length > 0
+  const columns = summed ? `timestamp, workspace_id, domain, audience, ${ROLLUP_DIMENSIONS.join(", ")}` : "*"
+  const n = summed ? ", 1::BIGINT AS n" : ""
   const parts = [
-    ...(whole.length > 0 ? [`SELECT * FROM ${read(whole)} WHERE ${whereClause(f, p, { time: false })}`] : []),
-    ...(edges.length > 0 || whole.length === 0 ? [`SELECT * FROM ${read(edges)} WHERE ${whereClause(f, p)}`] : [])
+    ...(whole.length > 0 ? [`SELECT ${columns}${n} FROM ${read(whole)} WHERE ${whereClause(f, p, { time: false })}`] : []),
+    ...(edges.length > 0 || (whole.length === 0 && !summed) ? [`SELECT ${columns}${n} FROM ${read(edges)} WHERE ${whereClause(f, p)}`] : []),
+    ...(summed
+      ? [`SELECT ${columns}, clicks AS n FROM ${read(rolled)} WHERE rollup_set = ${p.add(rollupSetFor(f, groupBy)!)} AND ${whereClause(f, p, { time: false })}`]
+      : [])
   ]
-  return `(${parts.join(" UNION ALL ")}) AS clicks`
+  return { source: `(${parts.join(" UNION ALL ")}) AS clicks`, summed }
 }
 
 /** Every bucket start from the one holding `fromMs` to the one holding `toMs`. */

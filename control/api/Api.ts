@@ -2,8 +2,11 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AnalyticsApi } from "../analytics/api.ts"
 import { DomainsApi } from "../domains/api.ts"
 import { FoldersApi } from "../folders/api.ts"
+import { KeysApi } from "../keys/api.ts"
 import { LinksApi } from "../links/api.ts"
+import { SessionsApi, SignInApi } from "../sessions/api.ts"
 import { TagsApi } from "../tags/api.ts"
+import { WebhooksApi } from "../webhooks/api.ts"
 import { Admission } from "./Admission.ts"
 import { refineDocument } from "./documentHeaders.ts"
 import { PARAMS_OPTIONS, PAYLOAD_OPTIONS, QUERY_OPTIONS } from "./RequestInput.ts"
@@ -15,8 +18,11 @@ import { Unexpected } from "./Unexpected.ts"
  * (API key, rate limits, plan) and anything unexpected is a logged 500.
  */
 export const Api = HttpApi.make("ricochet")
-  .add(LinksApi, TagsApi, FoldersApi, DomainsApi, AnalyticsApi)
+  .add(LinksApi, TagsApi, FoldersApi, DomainsApi, AnalyticsApi, WebhooksApi)
+  .add(SessionsApi, KeysApi)
   .middleware(Admission)
+  // Added after Admission, which it is not behind: signing in is how a session begins.
+  .add(SignInApi)
   .middleware(Unexpected)
   .prefix("/v1")
   .annotate(HttpApi.ParamsParseOptions, PARAMS_OPTIONS)
@@ -27,8 +33,9 @@ export const Api = HttpApi.make("ricochet")
   .annotateMerge(OpenApi.annotations({
     title: "Ricochet API",
     version: "1.0.0",
-    description: "Short links, tags, folders, domains and click analytics of a workspace. Authenticate with an API key " +
-      "(Authorization: Bearer rico_…). Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset " +
+    description: "Short links, tags, folders, domains, click analytics and webhooks of a workspace. Authenticate with an API key " +
+      "(Authorization: Bearer rico_…) or, in a browser, the session cookie that POST /v1/sessions sets (unsafe methods then " +
+      "need an Origin header of this site). Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset " +
       "(seconds) for the allowance the request was counted in: 300 requests a minute per workspace, analytics also 20, " +
       "30 a minute per address without a valid key. A 429 also carries Retry-After, and so does a 503 (the database " +
       "is unavailable; it carries no RateLimit headers when the request could not be counted).",

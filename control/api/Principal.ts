@@ -1,13 +1,21 @@
 import { Context } from "effect"
 import type { Plan } from "../plans/plans.ts"
 
-/** Who is calling: resolved from the API key before any handler runs. */
+/**
+ * Who is calling: resolved from the API key or the session cookie before any handler runs. A
+ * session acts as its user in the workspace it has chosen; a key as its user with its own role
+ * and scope.
+ */
 export interface Principal {
-  readonly keyId: string
+  readonly via: "key" | "session"
+  /** The key's id, or the session's. */
+  readonly credentialId: string
   readonly workspaceId: string
   readonly userId: string
   readonly role: "admin" | "member"
   readonly plan: Plan
+  /** `read`: every method but GET is refused. Sessions are `all`. */
+  readonly scope: "all" | "read"
 }
 
 /** The caller of the request being handled, provided by the Admission middleware. */

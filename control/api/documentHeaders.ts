@@ -16,19 +16,29 @@ export const RATE_LIMIT_HEADERS = {
 
 const RETRY_AFTER = integer("Seconds until the allowance's window resets")
 
+const SESSION_SCHEME = {
+  type: "apiKey",
+  in: "cookie",
+  name: "ricochet_session",
+  description: "The session cookie POST /v1/sessions sets; unsafe methods also need an Origin header of this site"
+}
+
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
 const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"]
 
 /**
- * Adds the RateLimit-* headers (and a 429's Retry-After) to every response, and describes form
+ * Adds the session cookie as a second way in, the RateLimit-* headers (and a 429's Retry-After) to every response, and describes form
  * bodies by the JSON body's schema: the same fields, sent as form values (brackets or JSON in a
  * field), rather than the generator's all-text rendering of them.
  */
 export const refineDocument = (spec: Record<string, any>): Record<string, any> => {
   spec.components.headers = { ...spec.components.headers, ...RATE_LIMIT_HEADERS, "Retry-After": RETRY_AFTER }
+  spec.components.securitySchemes = { ...spec.components.securitySchemes, session: SESSION_SCHEME }
   for (const item of Object.values<Record<string, any>>(spec.paths)) {
     for (const operation of Object.values<Record<string, any>>(item)) {
+      // The Admission middleware reads the key or the session cookie; it declares the key only.
+      if (operation.security?.some((entry: Record<string, unknown>) => "bearer" in entry)) operation.security = [{ bearer: [] }, { session: [] }]
       const content = operation.requestBody?.content
       if (content?.["application/json"] !== undefined) {
         for (const type of FORM_TYPES) if (content[type] !== undefined) content[type] = { schema: content["application/json"].schema }

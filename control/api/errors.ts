@@ -166,7 +166,7 @@ export class Unauthorized extends ApiError<Unauthorized>()("Unauthorized", {
 export class Forbidden extends ApiError<Forbidden>()("Forbidden", {
   code: "forbidden",
   status: 403,
-  description: "An admin-only operation with a member's key"
+  description: "An admin-only operation by a member, a write with a read-only key, or a signed-in write from another origin (CSRF)"
 }) {}
 
 /** 403: the workspace's plan lacks the API or a feature the request uses. */

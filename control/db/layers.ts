@@ -4,6 +4,9 @@ import { Database, DatabaseError } from "../../shared/db/Database.ts"
 import { openEmbedded } from "./embedded.ts"
 import { migrate } from "./migrate.ts"
 
+const reportMigrations = (applied: ReadonlyArray<string>) =>
+  console.log(applied.length === 0 ? "Database up to date." : `Database migrated (${applied.join(", ")}).`)
+
 /**
  * PostgreSQL at DATABASE_URL, migrated before anything uses it. Migrations run on a connection of
  * their own without the timeouts (an index build may take minutes); the pool is bounded by
@@ -14,9 +17,10 @@ export const postgresLayer = (url: string, timeoutSeconds: number, max = 10): La
     Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
+          console.log("Connecting to PostgreSQL and migrating…")
           const migrator = openPostgres(url, 1)
           try {
-            await migrate(migrator)
+            reportMigrations(await migrate(migrator))
           } finally {
             await migrator.end({ timeout: 1 })
           }
@@ -24,7 +28,8 @@ export const postgresLayer = (url: string, timeoutSeconds: number, max = 10): La
         },
         catch: (cause) => new DatabaseError({ cause })
       }),
-      ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }))
+      // Cannot reject (.catch): connections that fail to end are closed with the process.
+      ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }).catch((error) => console.error("database: closing the pool failed", error)))
     )
   )
 
@@ -38,9 +43,11 @@ export const embeddedLayer = (dataDir: string, timeoutSeconds: number): Layer.La
     Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
+          console.log(`Opening the embedded database in ${dataDir}…`)
           const db = await openEmbedded(dataDir)
           try {
-            await migrate(db.sql)
+            console.log("Migrating…")
+            reportMigrations(await migrate(db.sql))
           } catch (error) {
             await db.close()
             throw error
@@ -49,6 +56,7 @@ export const embeddedLayer = (dataDir: string, timeoutSeconds: number): Layer.La
         },
         catch: (cause) => new DatabaseError({ cause })
       }),
-      ({ db }) => Effect.promise(() => db.close())
+      // Cannot reject (.catch): logged; the next start recovers the data directory.
+      ({ db }) => Effect.promise(() => db.close().catch((error) => console.error("database: closing the embedded database failed", error)))
     ).pipe(Effect.map(({ service }) => service))
   )

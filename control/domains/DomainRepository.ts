@@ -5,6 +5,8 @@ import { toDomainRecord } from "../../shared/links/linkQueries.ts"
 import type { LimitReached, ServiceUnavailable } from "../api/errors.ts"
 import { query, run, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
+import { domainStatusEvent, linkDeletedEvent } from "../webhooks/eventData.ts"
+import { enqueueWebhookEvents } from "../webhooks/events.ts"
 import { ensureQuota, type Scope } from "../plans/quota.ts"
 import { checkStateOf, DOMAIN_COLUMNS, type DomainRow } from "./domainRow.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "./errors.ts"
@@ -109,6 +111,9 @@ export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(f
               { type: "domain.deleted", id, host: row.host }
             ])
           )
+          yield* run(() =>
+            enqueueWebhookEvents(tx, links.map((link) => linkDeletedEvent(workspaceId, { id: link.id, domainId: id, host: row.host, slug: link.slug })))
+          )
         })
       ).pipe(withDatabase),
     recordCheck: (id, next, reason, recheckSeconds) =>
@@ -132,6 +137,10 @@ export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(f
               RETURNING ${tx.unsafe(DOMAIN_COLUMNS)}`
           )
           if (row.status !== current.status) yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }]))
+          const status = row.status
+          if (status !== current.status && (status === "verified" || status === "failed")) {
+            yield* run(() => enqueueWebhookEvents(tx, [domainStatusEvent(row.workspace_id, { id: row.id, host: row.host, status }, reason)]))
+          }
           return row
         })
       ).pipe(withDatabase),

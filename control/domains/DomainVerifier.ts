@@ -1,10 +1,20 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
+import { countDomainCheck } from "../ops/metrics.ts"
 import { Configuration } from "../../shared/config.ts"
 import type { ServiceUnavailable } from "../api/errors.ts"
 import { makeDnsLookup } from "./dnsLookup.ts"
 import { DomainRepository } from "./DomainRepository.ts"
 import type { DomainRow } from "./domainRow.ts"
-import { type DnsTargets, evaluate, expectedRecords, nextState } from "./verification.ts"
+import { type DnsAnswers, type DnsTargets, evaluate, expectedRecords, nextState } from "./verification.ts"
+
+/** The DNS lookup itself failed (not a DNS answer: those, errors included, are answers evaluate reads). */
+export class DnsLookupError extends Data.TaggedError("DnsLookupError")<{ readonly cause: unknown }> {}
+
+/** Every query unanswered: the check fails like a DNS outage, and nextState's grace period protects a verified domain. */
+const unanswered = (code: string): DnsAnswers => {
+  const failed = { ok: false as const, code }
+  return { txt: failed, cname: failed, a: failed, targetA: failed }
+}
 
 export interface CheckOutcome {
   readonly row: DomainRow | undefined
@@ -29,10 +39,18 @@ export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(funct
     check: (row) =>
       Effect.gen(function*() {
         const records = expectedRecords(row.host, row.verification_token, targets)
-        // Never rejects: each lookup's failure is an answer (its error code) that evaluate reads.
-        const answers = yield* Effect.promise(() => lookup(row.host, records[0].name, targets.cnameTarget))
+        // Each query's failure is already an answer (its error code); a rejection of the whole
+        // lookup is unexpected and is logged, then read as no answer at all.
+        const answers = yield* Effect.tryPromise({
+          try: () => lookup(row.host, records[0].name, targets.cnameTarget),
+          catch: (cause) => new DnsLookupError({ cause })
+        }).pipe(
+          Effect.catchTag("DnsLookupError", (error) =>
+            Effect.as(Effect.logWarning(`DNS lookup for ${row.host} failed`, error.cause), unanswered("EUNKNOWN")))
+        )
         const { ok, reason } = evaluate(records, answers)
         const updated = yield* domains.recordCheck(row.id, (current) => nextState(current, ok, new Date(), graceMs), reason, config.domainRecheckSeconds)
+        yield* countDomainCheck(ok ? "ok" : "wrong")
         return { row: updated, ok, reason }
       })
   })

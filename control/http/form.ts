@@ -6,7 +6,7 @@ import { hasLoneSurrogate } from "./nul.ts"
 import { formLimitMessage, jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS } from "./limits.ts"
 
 /**
- * Form bodies (`x-www-form-urlencoded`, `multipart/form-data`) and query strings as design.md
+ * Form bodies (`x-www-form-urlencoded`, `multipart/form-data`) and query strings as docs/decisions.md#request-bodies
  * describes them: nested values in bracket notation (`geoRules[0][country]=US`, `utm[source]=x`,
  * `tagIds[]=a` or a repeated `tagIds`) or as a JSON string in the field (`geoRules=[{"country":"US",…}]`);
  * `true`/`false` become booleans and numbers are parsed where the schema expects them; an empty

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { Sql } from "postgres"
-import { Database } from "../../shared/db/Database.ts"
+import { Database, DatabaseError } from "../../shared/db/Database.ts"
 import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
 
 /** How long /readyz waits for the database to answer `SELECT 1`. */
@@ -10,14 +10,13 @@ export const READY_DATABASE_TIMEOUT_MS = 1_000
 export type DatabaseState = "ok" | "timeout" | "unreachable"
 export type BusState = "ok" | "disconnected"
 
-const probeDatabase = (sql: Sql, timeoutMs: number): Promise<DatabaseState> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(() => resolve("timeout"), timeoutMs)
-    sql`SELECT 1`.then(
-      () => resolve("ok"),
-      () => resolve("unreachable")
-    ).finally(() => clearTimeout(timer))
-  })
+/** What `SELECT 1` tells of the database: a failure or a late answer is the state /readyz reports, not an error. */
+const probeDatabase = (sql: Sql, timeoutMs: number): Effect.Effect<DatabaseState> =>
+  Effect.tryPromise({ try: () => sql`SELECT 1`, catch: (cause) => new DatabaseError({ cause }) }).pipe(
+    Effect.as<DatabaseState>("ok"),
+    Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.succeed<DatabaseState>("timeout") }),
+    Effect.catchTag("DatabaseError", () => Effect.succeed<DatabaseState>("unreachable"))
+  )
 
 /** The body and status of /readyz for the states found: what a load balancer or orchestrator reads. */
 export const readinessReport = (database: DatabaseState, bus: BusState) => {
@@ -46,7 +45,7 @@ export const readinessReport = (database: DatabaseState, bus: BusState) => {
 export const readinessRoute = Effect.gen(function*() {
   const { sql } = yield* Database
   const bus = yield* ChangeBus
-  const database = yield* Effect.promise(() => probeDatabase(sql, READY_DATABASE_TIMEOUT_MS))
+  const database = yield* probeDatabase(sql, READY_DATABASE_TIMEOUT_MS)
   const { status, body } = readinessReport(database, bus.isConnected() ? "ok" : "disconnected")
   return HttpServerResponse.jsonUnsafe(body, { status, headers: { "cache-control": "no-store" } })
 })

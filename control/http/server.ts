@@ -7,18 +7,28 @@ import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { AnalyticsHandlers } from "../analytics/handlers.ts"
 import { AdminOnlyLayer } from "../api/AdminOnly.ts"
-import { admit, AdmissionLayer, type AllowanceKind } from "../api/Admission.ts"
+import type { AllowanceKind } from "../api/Admission.ts"
+import { admit, AdmissionLayer, CountedByAddressLayer } from "../api/AdmissionLayer.ts"
 import { Api } from "../api/Api.ts"
 import { BadRequest, NotFound } from "../api/errors.ts"
-import { RequestInputLayer } from "../api/RequestInput.ts"
+import { RequestInputLayer } from "../api/RequestInputLayer.ts"
 import { answerUnexpected, UnexpectedLayer } from "../api/Unexpected.ts"
 import { DomainsHandlers } from "../domains/handlers.ts"
 import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
 import { FoldersHandlers } from "../folders/handlers.ts"
+import { KeysHandlers } from "../keys/handlers.ts"
+import { KeyRepositoryLayer } from "../keys/KeyRepository.ts"
+import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
+import { SessionServiceLayer } from "../sessions/SessionService.ts"
 import { LinksHandlers } from "../links/handlers.ts"
+import { metricsRoute } from "../ops/metrics.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
+import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts"
 import { TagsHandlers } from "../tags/handlers.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
+import { dashboardRoute } from "../dashboard/route.ts"
+import { WebhooksHandlers } from "../webhooks/handlers.ts"
+import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
 import { readinessRoute } from "./readiness.ts"
 import { answerWhileStarting } from "./startingUp.ts"
@@ -26,9 +36,13 @@ import { isDecodablePath } from "./requestPath.ts"
 
 /** The /v1 endpoints of the HttpApi declaration, with their handlers, middleware and repositories. */
 const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
-  Layer.provide([LinksHandlers, TagsHandlers, FoldersHandlers, DomainsHandlers, AnalyticsHandlers]),
-  Layer.provide([LinkRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer]),
-  Layer.provide([AdmissionLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
+  Layer.provide([LinksHandlers, TagsHandlers, FoldersHandlers, DomainsHandlers, AnalyticsHandlers, WebhooksHandlers]),
+  Layer.provide([SessionsHandlers, SignInHandlers, KeysHandlers]),
+  Layer.provide([
+    LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
+    SessionServiceLayer, KeyRepositoryLayer
+  ]),
+  Layer.provide([AdmissionLayer, CountedByAddressLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
 )
 
 /**
@@ -53,7 +67,7 @@ const undecodable = "The request path is not percent-encoded UTF-8"
 /**
  * Everything else control serves: the OpenAPI document, unknown /v1 paths (still authenticated
  * and counted, then 404), paths the router cannot decode, liveness (/healthz: the process runs,
- * nothing else asked), readiness (/readyz: database and bus), and JSON 404s elsewhere. A defect
+ * nothing else asked), readiness (/readyz: database and bus), and the dashboard everywhere else. A defect
  * anywhere is logged and answered 500 with the error body.
  */
 const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
@@ -79,10 +93,8 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
   yield* router.add("GET", "/healthz", Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" })))
   yield* router.add("GET", "/readyz", readinessRoute)
-  yield* router.add("*", "*", Effect.succeed(HttpServerResponse.jsonUnsafe(
-    { error: { code: "not_found", message: "Not found; the API lives under /v1" } },
-    { status: 404 }
-  )))
+  yield* router.add("GET", "/metrics", metricsRoute)
+  yield* router.add("*", "*", yield* dashboardRoute)
 }))
 
 /** The API reference page at /v1/docs: Scalar's script from the effect package, no CDN; counted like the document. */

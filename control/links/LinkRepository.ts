@@ -1,18 +1,22 @@
+import type { LinkBase } from "../../shared/links/shortLink.ts"
 import { Context, Effect, Layer } from "effect"
 import { argon2id } from "hash-wasm"
 import { randomBytes } from "node:crypto"
 import type { TransactionSql } from "postgres"
+import { Configuration } from "../../shared/config.ts"
 import { Database, type Queryable } from "../../shared/db/Database.ts"
 import { newId, randomSlug } from "../../shared/ids.ts"
 import { toLinkRecord } from "../../shared/links/linkQueries.ts"
 import { type LimitReached, type ServiceUnavailable, unknownReference, type ValidationFailed } from "../api/errors.ts"
 import { query, run, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
+import { linkDeletedEvent, linkEvent } from "../webhooks/eventData.ts"
+import { enqueueWebhookEvents } from "../webhooks/events.ts"
 import { ensureQuota, type Scope } from "../plans/quota.ts"
 import { type Cursor, encodeCursor } from "./cursor.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
 import { emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "./linkInput.ts"
-import type { LinkRow } from "./linkRow.ts"
+import { type LinkRow, toLink } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
 export interface ListFilters {
@@ -155,7 +159,7 @@ const uniquely = <A, E>(tx: TransactionSql, statement: (sp: TransactionSql) => P
 const currentRow = (tx: TransactionSql, workspaceId: string, id: string) =>
   Effect.map(run(() => selectById(tx, workspaceId, id)), ([row]) => row!)
 
-const create = (scope: Scope, input: LinkCreate) =>
+const create = (scope: Scope, input: LinkCreate, base: LinkBase) =>
   Effect.gen(function*() {
     const passwordHash = (yield* passwordHashOf(input.password)) ?? null
     return yield* transaction((tx) =>
@@ -201,12 +205,13 @@ const create = (scope: Scope, input: LinkCreate) =>
         yield* setTags(tx, id, tagIds)
         const row = yield* currentRow(tx, scope.workspaceId, id)
         yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: toLinkRecord(row) }]))
+        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(row, base), row.domain_id, scope.workspaceId)]))
         return row
       })
     )
   })
 
-const update = (scope: Scope, id: string, input: LinkUpdate) =>
+const update = (scope: Scope, id: string, input: LinkUpdate, base: LinkBase) =>
   Effect.gen(function*() {
     const passwordHash = yield* passwordHashOf(input.password)
     return yield* transaction((tx) =>
@@ -256,6 +261,7 @@ const update = (scope: Scope, id: string, input: LinkUpdate) =>
         if (row.slug !== existing.slug) events.push({ type: "link.deleted", id, host: existing.host, slug: existing.slug })
         events.push({ type: "link.upserted", link: toLinkRecord(row) })
         yield* run(() => writeEvents(tx, events))
+        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(row, base), row.domain_id, scope.workspaceId)]))
         return row
       })
     )
@@ -265,13 +271,14 @@ const remove = (workspaceId: string, id: string) =>
   transaction((tx) =>
     Effect.gen(function*() {
       const [row] = yield* run(() =>
-        tx<{ host: string; slug: string }[]>`
+        tx<{ host: string; slug: string; domain_id: string }[]>`
           DELETE FROM links l USING domains d
           WHERE l.workspace_id = ${workspaceId} AND l.id = ${id} AND d.id = l.domain_id
-          RETURNING d.host, l.slug`
+          RETURNING d.host, l.slug, l.domain_id`
       )
       if (row === undefined) return yield* LinkNotFound.make()
       yield* run(() => writeEvents(tx, [{ type: "link.deleted", id, host: row.host, slug: row.slug }]))
+      yield* run(() => enqueueWebhookEvents(tx, [linkDeletedEvent(workspaceId, { id, domainId: row.domain_id, host: row.host, slug: row.slug })]))
     })
   )
 
@@ -279,6 +286,7 @@ const found = <A>(row: A | undefined) => (row === undefined ? Effect.fail(LinkNo
 
 export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(function*() {
   const database = yield* Database
+  const linkBase: LinkBase = yield* Configuration
   const withDatabase = Effect.provideService(Database, database)
   return LinkRepository.of({
     list: (workspaceId, filters) =>
@@ -294,8 +302,8 @@ export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(funct
       query((sql) =>
         sql<LinkRow[]>`${select(sql)} WHERE l.workspace_id = ${workspaceId} AND d.host = ${host.toLowerCase()} AND l.slug = ${slug}`
       ).pipe(Effect.flatMap(([row]) => found(row)), withDatabase),
-    create: (scope, input) => withDatabase(create(scope, input)),
-    update: (scope, id, input) => withDatabase(update(scope, id, input)),
+    create: (scope, input) => withDatabase(create(scope, input, linkBase)),
+    update: (scope, id, input) => withDatabase(update(scope, id, input, linkBase)),
     remove: (workspaceId, id) => withDatabase(remove(workspaceId, id))
   })
 }))

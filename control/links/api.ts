@@ -1,8 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { LimitReached, PlanRequired } from "../api/errors.ts"
+import { BadRequest, LimitReached, PlanRequired, ValidationFailed } from "../api/errors.ts"
 import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
+import { BulkCreate, BulkDelete, BulkDeleteResult, BulkLinkResult, BulkUpdate } from "./bulkSchema.ts"
+import { ExportLinksQuery, LinksCsv } from "./export/schema.ts"
+import { ImportNotFound } from "./import/errors.ts"
+import { ImportJob, ImportJobParams, ImportUpload } from "./import/schema.ts"
+import { QrImage, QrQuery } from "./qr/schema.ts"
 import { Link, LinkCreate, LinkInfoQuery, LinkPage, LinkUpdate, ListLinksQuery } from "./schema.ts"
 
 /** /v1/links: short links of the caller's workspace. */
@@ -27,6 +32,63 @@ export const LinksApi = HttpApiGroup.make("links")
         LimitReached.response
       ]
     }).middleware(RequestInput).annotate(OpenApi.Summary, "Create a link")
+  )
+  .add(
+    HttpApiEndpoint.post("bulkCreate", "/links/bulk", {
+      payload: requestBody(BulkCreate),
+      success: BulkLinkResult
+    }).middleware(RequestInput).annotate(
+      OpenApi.Description,
+      "Up to 100 links, each validated and created on its own as POST /v1/links would (plan gates and quota included). " +
+        "The answer lists, in order, each item's index and status with the link (201) or the error body a single call would answer."
+    ).annotate(OpenApi.Summary, "Create links in bulk")
+  )
+  .add(
+    HttpApiEndpoint.patch("bulkUpdate", "/links/bulk", {
+      payload: requestBody(BulkUpdate),
+      success: BulkLinkResult,
+      error: PlanRequired.response
+    }).middleware(RequestInput).annotate(
+      OpenApi.Description,
+      "Sets the same fields (any of PATCH /v1/links/{id} but slug) on up to 100 links, each changed on its own; " +
+        "an id that is not the workspace's is that item's 404."
+    ).annotate(OpenApi.Summary, "Update links in bulk")
+  )
+  .add(
+    HttpApiEndpoint.delete("bulkDelete", "/links/bulk", {
+      payload: requestBody(BulkDelete),
+      success: BulkDeleteResult
+    }).middleware(RequestInput).annotate(OpenApi.Summary, "Delete up to 100 links, each on its own")
+  )
+  .add(
+    HttpApiEndpoint.get("export", "/links/export", {
+      query: input(ExportLinksQuery),
+      success: LinksCsv
+    }).middleware(RequestInput).annotate(
+      OpenApi.Description,
+      "Every link the listing's filters match, newest first, as CSV streamed in batches (any number of links). " +
+        "The same columns are read back by POST /v1/links/import."
+    ).annotate(OpenApi.Summary, "Export links as CSV")
+  )
+  .add(
+    HttpApiEndpoint.post("import", "/links/import", {
+      payload: ImportUpload,
+      success: ImportJob.pipe(HttpApiSchema.status(202)),
+      error: [BadRequest.response, ValidationFailed.response]
+    }).annotate(
+      OpenApi.Description,
+      "A CSV file (a text/csv body, or multipart/form-data with the file as `file`, up to 64 MiB and 100,000 links) " +
+        "with a header line: our export's columns, or Bitly's, Dub's and Shlink's (long_url, longUrl, shortCode, key, " +
+        "shortUrl, link, tags, …). The links are created by a job: poll GET /v1/links/import/{id}. A row whose slug is " +
+        "taken, or without a slug whose url its domain already has, is skipped, so importing a file again creates nothing twice."
+    ).annotate(OpenApi.Summary, "Import links from CSV")
+  )
+  .add(
+    HttpApiEndpoint.get("importStatus", "/links/import/:id", {
+      params: input(ImportJobParams),
+      success: ImportJob,
+      error: ImportNotFound.response
+    }).middleware(RequestInput).annotate(OpenApi.Summary, "Progress and outcome of an import")
   )
   .add(
     HttpApiEndpoint.get("info", "/links/info", {
@@ -62,4 +124,16 @@ export const LinksApi = HttpApiGroup.make("links")
       success: DeletionResult,
       error: LinkNotFound.response
     }).middleware(RequestInput).annotate(OpenApi.Summary, "Delete a link")
+  )
+  .add(
+    HttpApiEndpoint.get("qr", "/links/:id/qr", {
+      params: input(IdParams),
+      query: input(QrQuery),
+      success: QrImage,
+      error: [LinkNotFound.response, ValidationFailed.response]
+    }).middleware(RequestInput).annotate(
+      OpenApi.Description,
+      "A QR code that encodes the link's shortLink (error correction M). The colors must keep a contrast ratio of 3:1 or more, " +
+        "the dark modules darker than the background (422 otherwise)."
+    ).annotate(OpenApi.Summary, "QR code of a link, PNG or SVG")
   )

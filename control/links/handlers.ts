@@ -1,9 +1,16 @@
 import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Configuration } from "../../shared/config.ts"
 import { Api } from "../api/Api.ts"
-import { ValidationFailed } from "../api/errors.ts"
+import { BadRequest, ValidationFailed } from "../api/errors.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
+import { bulkCreate, bulkDelete, bulkUpdate } from "./bulk.ts"
+import { qrOptions, renderQr } from "./qr/render.ts"
+import { EXPORT_BATCH, exportCsv } from "./export/exportStream.ts"
+import { ImportJobRepository } from "./import/ImportJobRepository.ts"
+import { parseUpload } from "./import/parseUpload.ts"
+import { readUpload } from "./import/readUpload.ts"
 import { decodeCursor } from "./cursor.ts"
 import { checkLinkPlan } from "./linkInput.ts"
 import { LinkRepository } from "./LinkRepository.ts"
@@ -13,7 +20,8 @@ import { commaList } from "./schema.ts"
 export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
   Effect.gen(function*() {
     const links = yield* LinkRepository
-    const { linkScheme } = yield* Configuration
+    const imports = yield* ImportJobRepository
+    const linkBase = yield* Configuration
     const withPlan = <A extends Parameters<typeof checkLinkPlan>[1]>(input: A) =>
       Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => {
         const denied = checkLinkPlan(principal.plan, input)
@@ -35,19 +43,69 @@ export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
             limit: query.limit ?? 50,
             cursor
           })
-          return { data: page.rows.map((row) => toLink(row, linkScheme)), nextCursor: page.nextCursor }
+          return { data: page.rows.map((row) => toLink(row, linkBase)), nextCursor: page.nextCursor }
         }))
+      .handle("export", ({ query }) =>
+        Effect.gen(function*() {
+          const { workspaceId } = yield* CurrentPrincipal
+          const filters = { domain: query.domain, folderId: query.folderId, tagIds: commaList(query.tagIds), search: query.search, limit: EXPORT_BATCH }
+          const batch = (cursor: string | undefined) =>
+            Effect.map(links.list(workspaceId, { ...filters, cursor: cursor === undefined ? undefined : decodeCursor(cursor) }), (page) => ({
+              links: page.rows.map((row) => toLink(row, linkBase)),
+              nextCursor: page.nextCursor
+            }))
+          const first = yield* batch(undefined)
+          return HttpServerResponse.stream(exportCsv(first, batch), {
+            contentType: "text/csv; charset=utf-8",
+            headers: { "content-disposition": 'attachment; filename="links.csv"' }
+          })
+        }))
+      .handleRaw("import", ({ request }) =>
+        Effect.gen(function*() {
+          const { workspaceId } = yield* CurrentPrincipal
+          const source = yield* readUpload(request)
+          const upload = parseUpload(source)
+          if ("kind" in upload) {
+            return yield* upload.kind === "unreadable" ? new BadRequest({ message: upload.message }) : ValidationFailed.at(["file"], upload.message)
+          }
+          return yield* imports.create(workspaceId, source, upload)
+        }))
+      .handle("importStatus", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) => imports.find(workspaceId, params.id)))
       .handle("create", ({ payload }) =>
-        Effect.flatMap(withPlan(payload), (principal) => Effect.map(links.create(principal, payload), (row) => toLink(row, linkScheme))))
+        Effect.flatMap(withPlan(payload), (principal) => Effect.map(links.create(principal, payload), (row) => toLink(row, linkBase))))
+      .handle("bulkCreate", ({ payload }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) =>
+          Effect.map(bulkCreate(links, principal, payload.links, linkBase), (data) => ({ data }))))
+      .handle("bulkUpdate", ({ payload: { ids, ...fields } }) =>
+        // The fields are the same for every link: a plan gate refuses the whole request, as it would each item.
+        Effect.flatMap(withPlan(fields), (principal) =>
+          Effect.map(bulkUpdate(links, principal, ids, fields, linkBase), (data) => ({ data }))))
+      .handle("bulkDelete", ({ payload }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) =>
+          Effect.map(bulkDelete(links, workspaceId, payload.ids), (data) => ({ data }))))
       .handle("info", ({ query }) =>
         Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) =>
-          Effect.map(links.findBySlug(workspaceId, query.domain, query.slug), (row) => toLink(row, linkScheme))))
+          Effect.map(links.findBySlug(workspaceId, query.domain, query.slug), (row) => toLink(row, linkBase))))
       .handle("get", ({ params }) =>
         Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) =>
-          Effect.map(links.find(workspaceId, params.id), (row) => toLink(row, linkScheme))))
+          Effect.map(links.find(workspaceId, params.id), (row) => toLink(row, linkBase))))
       .handle("update", ({ params, payload }) =>
         Effect.flatMap(withPlan(payload), (principal) =>
-          Effect.map(links.update(principal, params.id, payload), (row) => toLink(row, linkScheme))))
+          Effect.map(links.update(principal, params.id, payload), (row) => toLink(row, linkBase))))
       .handle("delete", ({ params }) =>
         Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) => Effect.as(links.remove(workspaceId, params.id), { id: params.id })))
+  
+      .handle("qr", ({ params, query }) =>
+        Effect.gen(function*() {
+          const { workspaceId } = yield* CurrentPrincipal
+          const options = qrOptions(query)
+          if ("_tag" in options) return yield* options
+          const link = toLink(yield* links.find(workspaceId, params.id), linkBase)
+          // Rendering fails only on text too long for a QR code, which a short link never is: a defect.
+          const image = yield* Effect.orDie(Effect.tryPromise(() => renderQr(link.shortLink, options)))
+          return typeof image.body === "string"
+            ? HttpServerResponse.text(image.body, { contentType: image.contentType })
+            : HttpServerResponse.uint8Array(image.body, { contentType: image.contentType })
+        }))
   }))

@@ -1,3 +1,4 @@
+import { type LinkBase, shortLinkUrl } from "../../shared/links/shortLink.ts"
 import type { LinkRecordRow } from "../../shared/links/linkQueries.ts"
 import { toIso } from "../http/fields.ts"
 import type { Link } from "./schema.ts"
@@ -19,11 +20,11 @@ const abTest = (row: LinkRow) =>
     ? null
     : { variants: row.ab_test.variants.map((v) => ({ url: v.url, weight: v.weight })), endsAt: row.ab_test.endsAt }
 
-export const toLink = (row: LinkRow, scheme: "http" | "https"): Link => ({
+export const toLink = (row: LinkRow, base: LinkBase): Link => ({
   id: row.id,
   domain: row.host,
   slug: row.slug,
-  shortLink: `${scheme}://${row.host}/${row.slug}`,
+  shortLink: shortLinkUrl(base, row.host, row.slug),
   url: row.url,
   title: row.title,
   description: row.description,

@@ -3,7 +3,7 @@ import { SLUG_PATTERN } from "../../shared/links/slug.ts"
 import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
 import { Tag } from "../tags/schema.ts"
 
-/** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (design.md). */
+/** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (docs/decisions.md#identifiers-and-slugs). */
 export const Slug = Schema.String.check(
   Schema.makeFilter((s: string) => SLUG_PATTERN.test(s) || "Expected 1 to 190 letters, digits, '-' or '_'", {
     expected: "1 to 190 letters, digits, '-' or '_'"

@@ -1,8 +1,9 @@
-import { Effect, Layer } from "effect"
+import { Data, Effect, Layer } from "effect"
 import type { Bus } from "../../shared/bus/bus.ts"
 import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
-import type { ChangeEvent } from "../../shared/bus/events.ts"
+import { ChangeEvent } from "../../shared/bus/events.ts"
 import { Database } from "../../shared/db/Database.ts"
+import { receiver } from "../../shared/messages/receiver.ts"
 import { onOutboxDirty } from "./signal.ts"
 
 export const OUTBOX_CHANNEL = "ricochet_outbox"
@@ -17,20 +18,30 @@ const publishWithin = (bus: Bus, events: ReadonlyArray<ChangeEvent>, timeoutMs: 
     bus.publish(events).then(resolve, reject).finally(() => clearTimeout(timer))
   })
 
+/** LISTEN on the outbox channel failed: commits do not wake the publisher, its polling still finds them. */
+export class OutboxListenError extends Data.TaggedError("OutboxListenError")<{ readonly cause: unknown }> {}
+
+/** Rows are decoded as they are read back: what another version wrote, or a hand edit, may not be an event. */
+export const receiveOutboxRow = receiver("outbox", ChangeEvent)
+
 /**
  * Publishes committed outbox rows to the bus in id order and marks them sent in the same
  * transaction. If the bus does not take them (within `publishTimeoutMs`: the transaction must
  * not stay open through a bus outage) the transaction rolls back and the rows are sent again
- * later, so a change is never lost; an event may arrive twice, which the engines tolerate.
+ * later, so a change is never lost; an event may arrive twice, which the engines tolerate. A row
+ * that is not a ChangeEvent is logged, counted and marked sent with the rest: published it would
+ * be refused by every engine, and left unsent it would be read again on every round. It stays a
+ * day for inspection, like every sent row.
  */
 export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus, publishTimeoutMs = 5_000): Promise<number> =>
   (await sql.begin(async (tx) => {
     const [{ ok }] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PUBLISH_LOCK}) AS ok`
     if (!ok) return 0
-    const rows = await tx<{ id: string; payload: ChangeEvent }[]>`
+    const rows = await tx<{ id: string; payload: unknown }[]>`
       SELECT id, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ${BATCH}`
     if (rows.length === 0) return 0
-    await publishWithin(bus, rows.map((r) => r.payload), publishTimeoutMs)
+    const events = rows.map((row) => receiveOutboxRow(row.payload, `row ${row.id}`)).filter((event) => event !== undefined)
+    if (events.length > 0) await publishWithin(bus, events, publishTimeoutMs)
     await tx`UPDATE outbox SET sent_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`
     return rows.length
   })) as number
@@ -44,8 +55,18 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
   const bus = yield* ChangeBus
   let wake: (() => void) | undefined
   if (kind === "postgres") {
-    const listener = yield* Effect.promise(() => sql.listen(OUTBOX_CHANNEL, () => wake?.()))
-    yield* Effect.addFinalizer(() => Effect.promise(() => listener.unlisten().catch(() => {})))
+    yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => sql.listen(OUTBOX_CHANNEL, () => wake?.()),
+        catch: (cause) => new OutboxListenError({ cause })
+      }),
+      // Cannot reject (.catch): a connection that is gone has unlistened already.
+      (listener) => Effect.promise(() => listener.unlisten().catch(() => {}))
+    ).pipe(
+      // Not fatal: the publisher polls every idleMs anyway, so events go out, only later.
+      Effect.catchTag("OutboxListenError", (error) =>
+        Effect.logWarning("outbox: LISTEN failed; changes are published by polling only", error.cause))
+    )
   }
   onOutboxDirty(() => wake?.())
   yield* Effect.addFinalizer(() => Effect.sync(() => onOutboxDirty(undefined)))

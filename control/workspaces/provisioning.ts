@@ -1,11 +1,12 @@
 import type { Sql, TransactionSql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
-import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys.ts"
+import { insertKey } from "../keys/keys.ts"
+import { createUser, type Role } from "../people/users.ts"
 import { type DomainRecordRow as DomainRow, toDomainRecord } from "../../shared/links/linkQueries.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import type { Plan } from "../plans/plans.ts"
 
-export type Role = "admin" | "member"
+export type { Role }
 
 export interface ProvisionedWorkspace {
   readonly workspace: { readonly id: string; readonly name: string; readonly slug: string; readonly plan: Plan }
@@ -24,14 +25,13 @@ export const slugifyName = (name: string): string =>
     .slice(0, 40)
     .replace(/-+$/g, "")
 
+/** A key of its own user (no email: nobody signs in as it), as the CLI's keys have always been. */
 const insertUserWithKey = async (tx: TransactionSql, workspaceId: string, role: Role) => {
   const userId = newId("usr")
-  const apiKey = generateApiKey()
   await tx`INSERT INTO users (id) VALUES (${userId})`
   await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${userId}, ${role})`
-  await tx`INSERT INTO api_keys (id, workspace_id, user_id, key_hash, display_prefix)
-           VALUES (${newId("key")}, ${workspaceId}, ${userId}, ${hashApiKey(apiKey)}, ${displayPrefix(apiKey)})`
-  return apiKey
+  const { key } = await insertKey(tx, { workspaceId, userId, name: "CLI key", role, scope: "all", createdBy: null })
+  return key
 }
 
 /**
@@ -68,17 +68,29 @@ export const createWorkspace = async (
 const inTransaction = <A>(sql: Sql | TransactionSql, run: (tx: TransactionSql) => Promise<A>): Promise<A> =>
   ("savepoint" in sql ? sql.savepoint(run) : sql.begin(run)) as Promise<A>
 
+export interface FirstStart extends ProvisionedWorkspace {
+  readonly admin: { readonly email: string; readonly password: string }
+}
+
 /**
- * On a database with no workspace yet, creates the first one (pro, with its admin key). Under a
- * lock, so control processes starting together on an empty database create exactly one.
+ * On a database with no workspace yet, creates the first one (pro, with its admin key) and the
+ * admin person who signs in with `adminEmail` and a generated password. Under a lock, so control
+ * processes starting together on an empty database create exactly one.
  */
-export const ensureFirstWorkspace = (sql: Sql, shortDomain: string): Promise<ProvisionedWorkspace | undefined> =>
+export const ensureFirstWorkspace = (sql: Sql, shortDomain: string, adminEmail: string): Promise<FirstStart | undefined> =>
   sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(7342002)`
     const [any] = await tx`SELECT 1 FROM workspaces LIMIT 1`
     if (any !== undefined) return undefined
-    return createWorkspace(tx, { name: "My workspace", plan: "pro", shortDomain })
-  }) as Promise<ProvisionedWorkspace | undefined>
+    const created = await createWorkspace(tx, { name: "My workspace", plan: "pro", shortDomain })
+    const admin = await createUser(tx, { email: adminEmail, workspaceId: created.workspace.id, role: "admin" })
+    // The printed key is the admin's own (it acts as them and lists as theirs); the user made for it goes.
+    const [key] = await tx<{ user_id: string }[]>`SELECT user_id FROM api_keys WHERE workspace_id = ${created.workspace.id}`
+    await tx`UPDATE api_keys SET user_id = ${admin.user.id}, created_by = ${admin.user.id}, name = 'First key'
+             WHERE workspace_id = ${created.workspace.id}`
+    if (key !== undefined && key.user_id !== admin.user.id) await tx`DELETE FROM users WHERE id = ${key.user_id}`
+    return { ...created, admin: { email: admin.user.email, password: admin.password! } }
+  }) as Promise<FirstStart | undefined>
 
 export class UnknownWorkspaceError extends Error {}
 

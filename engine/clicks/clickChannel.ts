@@ -1,6 +1,8 @@
 import { Worker } from "node:worker_threads"
 import type { RawClick } from "../../shared/clicks/click.ts"
-import { type ClickCounts, type ClickWriterOptions, emptyColumns, pushColumns, type ToMain, type ToWriter } from "./clickWriterProtocol.ts"
+import { type ClickCounts, ToMain, type ToWriter } from "../../shared/clicks/writerMessages.ts"
+import { receiver } from "../../shared/messages/receiver.ts"
+import { type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
 
 /** Where the redirect path puts the clicks it counts. */
 export interface ClickIntake {
@@ -22,6 +24,9 @@ const add = (a: ClickCounts, b: ClickCounts): ClickCounts => ({
   dropped: a.dropped + b.dropped
 })
 const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot
+
+/** What the writer thread sends, decoded before it is trusted. */
+export const receiveFromWriter = receiver("click writer (to the redirect thread)", ToMain)
 
 /**
  * The redirect thread's end of the click writer thread (clickWriter.ts): raw clicks are queued
@@ -48,6 +53,9 @@ export class ClickChannel implements ClickIntake {
   private restarting = false
   /** Clicks dropped here: writer backlogged, or lost with a writer that died. */
   private refused = 0
+  /** Messages refused by writers that ended, and by the current one (its latest report). */
+  private pastWriterRefusals = 0
+  private writerRefusals = 0
 
   private constructor(private readonly options: ClickWriterOptions, private readonly maxBacklog: number) {}
 
@@ -71,6 +79,11 @@ export class ClickChannel implements ClickIntake {
    */
   get dropped(): number {
     return this.refused + this.counts.dropped
+  }
+
+  /** Messages between the two threads that did not decode, refused by either end (each is logged). */
+  get refusedMessages(): number {
+    return receiveFromWriter.refused() + this.pastWriterRefusals + this.writerRefusals
   }
 
   add(click: RawClick): void {
@@ -132,7 +145,10 @@ export class ClickChannel implements ClickIntake {
     this.ready = false
     this.posted = 0
     this.current = ZERO
-    worker.on("message", (message: ToMain) => this.receive(message))
+    worker.on("message", (message: unknown) => {
+      const decoded = receiveFromWriter(message)
+      if (decoded !== undefined) this.receive(decoded)
+    })
     worker.on("error", (error) => console.error("click writer failed", error))
     worker.on("exit", (code) => this.exited(worker, code))
   }
@@ -151,6 +167,7 @@ export class ClickChannel implements ClickIntake {
         return
       case "counts":
         this.current = { clicks: message.clicks, sink: message.sink, dropped: message.dropped }
+        this.writerRefusals = message.refused
         return
       case "flushed": {
         const waiter = this.flushes.get(message.id)
@@ -173,6 +190,8 @@ export class ClickChannel implements ClickIntake {
     const lost = Math.max(0, this.posted - this.current.sink.acknowledged - this.current.clicks.bot - this.current.dropped)
     this.past = add(this.past, this.current)
     this.current = ZERO
+    this.pastWriterRefusals += this.writerRefusals
+    this.writerRefusals = 0
     for (const waiter of this.flushes.values()) waiter.reject(new Error(`click writer exited (${code})`))
     this.flushes.clear()
     if (this.closing && !this.restarting) return

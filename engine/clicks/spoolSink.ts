@@ -5,7 +5,6 @@ import * as path from "node:path"
 import type { ClickRecord, ClickSink } from "../../shared/clicks/click.ts"
 import { encodeClicks, selectClicksCsv } from "../../shared/clicks/clickCsv.ts"
 import { copyToParquet, partitionOf } from "../../shared/clicks/parquet.ts"
-import { convertLegacySegment, LEGACY_SEGMENT_SUFFIX } from "./legacySpool.ts"
 import { openSegmentFile, type OpenSegmentFile, type SegmentFile, writeAll } from "./segmentFile.ts"
 
 export interface SpoolOptions {
@@ -51,7 +50,6 @@ const HOUR_MS = 3_600_000
  * interrupted by a crash completes on the next start without duplicating what it had written.
  */
 export const convertSegment = async (duck: DuckDBConnection, job: SegmentJob): Promise<number> => {
-  if (job.file.endsWith(LEGACY_SEGMENT_SUFFIX)) return convertLegacySegment(duck, job)
   await dropTornRecord(job.file)
   const table = `spool_segment_${job.seq}`
   let count = 0
@@ -110,8 +108,7 @@ const dropTornRecord = async (file: string): Promise<void> => {
 }
 
 const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
-/** A segment, current or from an earlier version (msgpack frames, see legacySpool.ts). */
-const SEGMENT = /^(\d{16})\.(csv|spool)$/
+const SEGMENT = /^(\d{16})\.csv$/
 
 /** write() refused a batch: the clicks waiting for the disk are at their bound. */
 export class SpoolFullError extends Error {

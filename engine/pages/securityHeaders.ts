@@ -7,8 +7,13 @@ import { HANDOFF_SCRIPT, PAGE_STYLE } from "./html.ts"
  * Pages: nothing may frame them (the password form least of all: `frame-ancestors 'none'` and,
  * for browsers that predate it, `X-Frame-Options: DENY`), they load nothing, and the only inline
  * code they hold is the constant stylesheet and the hand-off script, allowed by their SHA-256
- * (computed here once, from the very strings the pages embed). Forms post only to the page's own
- * origin and no `<base>` can move relative URLs.
+ * (computed here once, from the very strings the pages embed). No `<base>` can move relative URLs.
+ *
+ * form-action: the password form posts to the page's own origin, but browsers (Chromium) apply
+ * form-action to every redirect that follows a form submission, and an unlocked link redirects
+ * to its destination on another origin: with `'self'` alone the unlock was aborted
+ * (net::ERR_ABORTED) and the visitor stayed on the form. Destinations are any http(s) URL, so
+ * those schemes are allowed; the pages embed no markup from outside, so no other form can appear.
  *
  * Referrer-Policy: a redirect, and the hand-off page that is a redirect done in a page, send the
  * visitor on to the destination, which learns the origin of the page the short link was followed
@@ -20,7 +25,7 @@ export type Headers = ReadonlyArray<readonly [name: string, value: string]>
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
-const POLICY = `default-src 'none'; style-src ${sha256(PAGE_STYLE)}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`
+const POLICY = `default-src 'none'; style-src ${sha256(PAGE_STYLE)}; form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'`
 
 export const PAGE_CSP = POLICY
 export const HANDOFF_CSP = `${POLICY}; script-src ${sha256(HANDOFF_SCRIPT)}`

@@ -43,7 +43,7 @@ export const pickVariant = (ab: CompiledAbTest, visitorKey: string): number => {
 }
 
 /**
- * design.md's evaluation order, steps 3 to 8, for a link that was found on a serving domain:
+ * The evaluation order (docs/architecture.md#the-evaluation-order), steps 3 to 8, for a link that was found on a serving domain:
  * expiry, password, social preview, destination (geo, device, A/B, url), query merge, app
  * hand-offs. Pure: the same link and visit give the same decision.
  */

@@ -5,7 +5,7 @@ import { BoundedMemo } from "./boundedMemo.ts"
 import { IN_APP_BROWSER_FAMILIES } from "./inAppBrowsers.ts"
 
 /**
- * Who clicked (design.md, "Who clicked"): `people` and `agent` clicks are recorded, `bot`
+ * Who clicked (docs/decisions.md#who-clicked): `people` and `agent` clicks are recorded, `bot`
  * clicks never are. The label feeds the `people` / `agents` counts of the analytics.
  */
 export type Audience = "people" | "agent" | "bot"

@@ -19,6 +19,7 @@ export const ChangeBusLayer = (config: RicochetConfig, name: string) =>
           try: () => natsBus(config.natsUrl!, name, { pingIntervalMs: pingIntervalFor(config.cacheTtlSeconds * 1000) }),
           catch: (cause) => new Error(`NATS_URL: could not connect to ${config.natsUrl}: ${String(cause)}`)
         }),
-      (bus) => Effect.promise(() => bus.close())
+      // Cannot reject (.catch): a bus that fails to close is gone with the process.
+      (bus) => Effect.promise(() => bus.close().catch((error) => console.error("change bus: closing failed", error)))
     )
   )

@@ -1,7 +1,8 @@
 import { Packr } from "msgpackr"
 import { connect, Events, type NatsConnection } from "nats"
 import type { Bus, BusState } from "./bus.ts"
-import { type ChangeEvent, subjectOf } from "./events.ts"
+import { receiver } from "../messages/receiver.ts"
+import { ChangeEvent, subjectOf } from "./events.ts"
 
 const SUBJECT_ALL = "ricochet.changes.>"
 const packr = new Packr({ useRecords: false })
@@ -9,7 +10,22 @@ const packr = new Packr({ useRecords: false })
 const MAX_PINGS_OUT = 2
 
 export const encodeEvent = (event: ChangeEvent): Uint8Array => packr.pack(event)
-export const decodeEvent = (bytes: Uint8Array): ChangeEvent => packr.unpack(bytes) as ChangeEvent
+
+export const receiveEvent = receiver("change bus", ChangeEvent)
+
+/**
+ * An event as received from NATS, or undefined when it is not one (logged and counted; the cache
+ * TTL bounds what a lost event could leave stale).
+ */
+export const decodeEvent = (bytes: Uint8Array): ChangeEvent | undefined => {
+  let message: unknown
+  try {
+    message = packr.unpack(bytes)
+  } catch (error) {
+    return receiveEvent.refuse(`not msgpack (${error instanceof Error ? error.message : String(error)})`)
+  }
+  return receiveEvent(message)
+}
 
 /**
  * How often to ping the server so that a dead one (its TCP connection still open, nothing
@@ -70,10 +86,13 @@ export const natsBus = async (url: string, name: string, options: NatsBusOptions
       const subscription = nc.subscribe(SUBJECT_ALL, {
         callback: (error, message) => {
           if (error) return
+          const event = decodeEvent(message.data)
+          if (event === undefined) return
           try {
-            onEvent(decodeEvent(message.data))
-          } catch {
-            // A message we cannot read is dropped; the cache TTL bounds what it could leave stale.
+            onEvent(event)
+          } catch (cause) {
+            // The subscriber's failure must not end the subscription; the TTL bounds what it left stale.
+            console.error(`change bus: applying a ${event.type} event failed`, cause)
           }
         }
       })

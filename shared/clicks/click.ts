@@ -1,47 +1,66 @@
-/** The analytics device classes (design.md). */
-export type DeviceClass = "desktop" | "mobile" | "tablet" | "tv" | "console" | "other"
+import { Schema } from "effect"
+
+/** The analytics device classes (docs/decisions.md#who-clicked). */
+export const DeviceClass = Schema.Literals(["desktop", "mobile", "tablet", "tv", "console", "other"])
+export type DeviceClass = typeof DeviceClass.Type
 
 /** What the hot path captures of a counted visit: raw, cheap to take; derived later in batches. */
-export interface RawClick {
-  readonly timestamp: number
-  readonly workspaceId: string
-  readonly linkId: string
-  readonly domain: string
-  readonly slug: string
+export const RawClick = Schema.Struct({
+  timestamp: Schema.Finite,
+  workspaceId: Schema.String,
+  linkId: Schema.String,
+  domain: Schema.String,
+  slug: Schema.String,
   /** The final destination URL the visitor was sent to. */
-  readonly url: string
-  readonly variant: number | null
-  readonly ip: string
-  readonly userAgent: string
-  readonly referer: string
-  readonly geoHeader: string
-  readonly signatureAgent: string
-}
+  url: Schema.String,
+  variant: Schema.NullOr(Schema.Int),
+  ip: Schema.String,
+  userAgent: Schema.String,
+  referer: Schema.String,
+  geoHeader: Schema.String,
+  signatureAgent: Schema.String
+})
+export type RawClick = typeof RawClick.Type
 
-/** One counted click, as the analytics store it. No raw IP address. */
-export interface ClickRecord {
-  readonly timestamp: number
-  readonly workspaceId: string
-  readonly linkId: string
-  readonly domain: string
-  readonly slug: string
-  readonly url: string
-  readonly audience: "people" | "agent"
-  readonly country: string | null
-  readonly region: string | null
-  readonly city: string | null
-  readonly device: DeviceClass
-  readonly browser: string
-  readonly os: string
-  readonly refererHost: string | null
-  readonly utmSource: string | null
-  readonly utmMedium: string | null
-  readonly utmCampaign: string | null
-  readonly utmTerm: string | null
-  readonly utmContent: string | null
-  readonly abVariant: number | null
-  readonly visitorHash: string
-}
+/** The DuckDB types of the click files' columns. */
+export type ClickColumnType = "TIMESTAMP" | "VARCHAR" | "INTEGER"
+
+/**
+ * A field of ClickRecord stored as a column of this DuckDB type. The click files' columns
+ * (CLICK_COLUMNS), the spool's CSV and the Parquet schema are all derived from these annotations,
+ * in the order of the fields.
+ */
+const column = <S extends Schema.Top>(type: ClickColumnType, schema: S) => schema.annotate({ clickColumn: type })
+
+const Text = column("VARCHAR", Schema.String)
+const OptionalText = column("VARCHAR", Schema.NullOr(Schema.String))
+
+/** One counted click, as the analytics store it. No raw IP address. Its fields, in order, are the click files' columns. */
+export const ClickRecord = Schema.Struct({
+  /** Epoch milliseconds. */
+  timestamp: column("TIMESTAMP", Schema.Finite),
+  workspaceId: Text,
+  linkId: Text,
+  domain: Text,
+  slug: Text,
+  url: Text,
+  audience: column("VARCHAR", Schema.Literals(["people", "agent"])),
+  country: OptionalText,
+  region: OptionalText,
+  city: OptionalText,
+  device: column("VARCHAR", DeviceClass),
+  browser: Text,
+  os: Text,
+  refererHost: OptionalText,
+  utmSource: OptionalText,
+  utmMedium: OptionalText,
+  utmCampaign: OptionalText,
+  utmTerm: OptionalText,
+  utmContent: OptionalText,
+  abVariant: column("INTEGER", Schema.NullOr(Schema.Int)),
+  visitorHash: Text
+})
+export type ClickRecord = typeof ClickRecord.Type
 
 /**
  * Where counted clicks go. `write` takes the batch when called (so calls keep their order) and

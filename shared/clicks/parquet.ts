@@ -3,34 +3,6 @@ import { randomBytes } from "node:crypto"
 import { mkdir, rename, rm } from "node:fs/promises"
 import * as path from "node:path"
 
-/**
- * The click files' columns, in order, with their DuckDB types. Every Parquet file Ricochet
- * writes has exactly these, so any reader can union them.
- */
-export const CLICK_COLUMNS = [
-  ["timestamp", "TIMESTAMP"],
-  ["workspace_id", "VARCHAR"],
-  ["link_id", "VARCHAR"],
-  ["domain", "VARCHAR"],
-  ["slug", "VARCHAR"],
-  ["url", "VARCHAR"],
-  ["audience", "VARCHAR"],
-  ["country", "VARCHAR"],
-  ["region", "VARCHAR"],
-  ["city", "VARCHAR"],
-  ["device", "VARCHAR"],
-  ["browser", "VARCHAR"],
-  ["os", "VARCHAR"],
-  ["referer_host", "VARCHAR"],
-  ["utm_source", "VARCHAR"],
-  ["utm_medium", "VARCHAR"],
-  ["utm_campaign", "VARCHAR"],
-  ["utm_term", "VARCHAR"],
-  ["utm_content", "VARCHAR"],
-  ["ab_variant", "INTEGER"],
-  ["visitor_hash", "VARCHAR"]
-] as const
-
 /** `date=YYYY-MM-DD/hour=HH` of a timestamp (UTC): the partition a click belongs to. */
 export const partitionOf = (timestampMs: number): { date: string; hour: string; dir: string } => {
   const iso = new Date(timestampMs).toISOString()

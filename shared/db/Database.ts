@@ -35,6 +35,7 @@ export const readOnlyLayer = (url: string, timeoutSeconds: number, max = 4): Lay
   Layer.effect(Database)(
     Effect.acquireRelease(
       Effect.sync(() => Database.of({ sql: openPostgres(url, max, timeoutSeconds), kind: "postgres", queryTimeoutMs: timeoutSeconds * 1000 })),
-      ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }))
+      // Cannot reject (.catch): connections that fail to end are closed with the process.
+      ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }).catch((error) => console.error("database: closing the pool failed", error)))
     )
   )

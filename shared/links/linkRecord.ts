@@ -1,42 +1,47 @@
+import { Schema } from "effect"
+
 /**
  * A link as the redirect engine needs it: what crosses the bus and what the engine compiles into
- * its cache. Plain JSON (no Dates) so both msgpack and the outbox's jsonb carry it unchanged.
+ * its cache. Plain JSON (no Dates) so both msgpack and the outbox's jsonb carry it unchanged; the
+ * engine decodes it on receipt (ChangeEvent), so what it compiles has the shape declared here.
  */
-export interface LinkRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly domainId: string
-  readonly host: string
-  readonly slug: string
-  readonly url: string
-  readonly title: string | null
-  readonly description: string | null
-  readonly ogImageUrl: string | null
-  readonly redirectType: 301 | 302 | 307 | 308
-  readonly passQuery: boolean
-  readonly openInApp: boolean
-  readonly openInBrowser: boolean
-  readonly utm: Readonly<Record<string, string>> | null
-  readonly geoRules: ReadonlyArray<{ readonly country: string; readonly url: string }>
-  readonly deviceRules: ReadonlyArray<{ readonly device: "ios" | "android" | "desktop"; readonly url: string }>
-  readonly expiresAt: string | null
-  readonly expiredUrl: string | null
-  readonly abTest: {
-    readonly variants: ReadonlyArray<{ readonly url: string; readonly weight: number }>
-    readonly endsAt: string | null
-  } | null
+export const LinkRecord = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  domainId: Schema.String,
+  host: Schema.String,
+  slug: Schema.String,
+  url: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  ogImageUrl: Schema.NullOr(Schema.String),
+  redirectType: Schema.Literals([301, 302, 307, 308]),
+  passQuery: Schema.Boolean,
+  openInApp: Schema.Boolean,
+  openInBrowser: Schema.Boolean,
+  utm: Schema.NullOr(Schema.Record(Schema.String, Schema.String)),
+  geoRules: Schema.Array(Schema.Struct({ country: Schema.String, url: Schema.String })),
+  deviceRules: Schema.Array(Schema.Struct({ device: Schema.Literals(["ios", "android", "desktop"]), url: Schema.String })),
+  expiresAt: Schema.NullOr(Schema.String),
+  expiredUrl: Schema.NullOr(Schema.String),
+  abTest: Schema.NullOr(Schema.Struct({
+    variants: Schema.Array(Schema.Struct({ url: Schema.String, weight: Schema.Finite })),
+    endsAt: Schema.NullOr(Schema.String)
+  })),
   /** argon2id hash in PHC form, or null; the engine verifies passwords against it. */
-  readonly passwordHash: string | null
-  readonly updatedAt: string
-}
+  passwordHash: Schema.NullOr(Schema.String),
+  updatedAt: Schema.String
+})
+export type LinkRecord = typeof LinkRecord.Type
 
 /** A domain as the engine needs it: which host serves, and its fallbacks. */
-export interface DomainRecord {
-  readonly id: string
-  readonly workspaceId: string
-  readonly host: string
-  readonly status: "pending" | "verified" | "failed"
-  readonly rootRedirectUrl: string | null
-  readonly notFoundUrl: string | null
-  readonly expiredUrl: string | null
-}
+export const DomainRecord = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  host: Schema.String,
+  status: Schema.Literals(["pending", "verified", "failed"]),
+  rootRedirectUrl: Schema.NullOr(Schema.String),
+  notFoundUrl: Schema.NullOr(Schema.String),
+  expiredUrl: Schema.NullOr(Schema.String)
+})
+export type DomainRecord = typeof DomainRecord.Type

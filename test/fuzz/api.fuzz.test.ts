@@ -301,8 +301,20 @@ const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...ENDPOINTS).cha
   }).map((r) => Object.assign(r, { [fc.toStringMethod]: () => describeRequest(r, `${r.endpoint.template.replace(":id", r.id)}?${r.query}`) }))
 )
 
-const successProblem = (answer: { status: number; headers: Headers; text: string }): string | undefined => {
+/** Successes that are not JSON: the CSV export and the QR code images, as the declaration says. */
+const MEDIA_SUCCESSES: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/^GET \/v1\/links\/export\b/, /^text\/csv\b/],
+  [/^GET \/v1\/links\/[^/?]+\/qr\b/, /^image\/(png|svg\+xml)\b/]
+]
+
+const successProblem = (answer: { status: number; headers: Headers; text: string }, request: string): string | undefined => {
   if (answer.status < 200 || answer.status > 299) return `status ${answer.status}`
+  const media = MEDIA_SUCCESSES.find(([endpoint]) => endpoint.test(request))
+  if (media !== undefined) {
+    const contentType = answer.headers.get("content-type") ?? ""
+    if (!media[1].test(contentType)) return `content-type ${JSON.stringify(contentType)}`
+    return headersProblem({ ...answer, headers: new Headers({ ...Object.fromEntries(answer.headers), "content-type": "application/json" }) })
+  }
   const headers = headersProblem(answer)
   if (headers !== undefined) return headers
   try {
@@ -434,7 +446,7 @@ describe("fuzz: every /v1 endpoint of a real control on PostgreSQL", () => {
         if (ctl.child.exitCode !== null) throw new Error(`control exited (${ctl.child.exitCode}) after\n${where()}`)
         if (answer.status >= 500) throw new Error(`a ${answer.status} for\n${where()}`)
         // Node's parser refused the request line before any handler: not counted, no RateLimit headers.
-        const problem = answer.status >= 400 ? errorBodyProblem(answer, { rateLimitHeaders: answer.status !== 431 }) : successProblem(answer)
+        const problem = answer.status >= 400 ? errorBodyProblem(answer, { rateLimitHeaders: answer.status !== 431 }) : successProblem(answer, `${r.endpoint.method} ${target}`)
         if (problem !== undefined) throw new Error(`${problem}, for\n${where()}`)
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true }

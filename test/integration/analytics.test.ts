@@ -24,7 +24,7 @@ import {
 } from "../support/processes.ts"
 
 /**
- * GET /v1/analytics end to end (api-spec.md, Analytics and Limits; design.md, "Analytics rows",
+ * GET /v1/analytics end to end (docs/api.md, Analytics and Limits; docs/decisions.md#analytics,
  * "Who clicked", "Errors"): one embedded `npm start`, a known mix of visits sent through its
  * engine, every grouping and every filter checked against numbers computed here from that mix.
  *
@@ -155,7 +155,7 @@ const counts = (list: ReadonlyArray<Expected>) => ({
   agents: list.filter((e) => e.audience === "agent").length
 })
 
-/** Breakdown rows as design.md has them: key fields, then the counts; most clicks first, ties by key (nulls last). */
+/** Breakdown rows as docs/decisions.md#analytics has them: key fields, then the counts; most clicks first, ties by key (nulls last). */
 const breakdown = (list: ReadonlyArray<Expected>, keyOf: (e: Expected) => Record<string, string | null>, skip?: (e: Expected) => boolean): Array<Row> => {
   const groups = new Map<string, { keys: Record<string, string | null>; members: Array<Expected> }>()
   for (const e of list) {
@@ -344,7 +344,7 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
     return res.body as { start: string; end: string; data: any }
   }
 
-  /** Same rows, same order, and each row's fields in design.md's order. */
+  /** Same rows, same order, and each row's fields in the documented order (docs/decisions.md#analytics). */
   const expectRows = (actual: Array<Row>, expected: Array<Row>) => {
     expect(actual).toEqual(expected)
     expect(actual.map((row) => Object.keys(row))).toEqual(expected.map((row) => Object.keys(row)))
@@ -590,10 +590,13 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
   })
 
   describe("compaction changes no count", () => {
-    it("the background job merges an hour of engine files; every answer stays the same", async () => {
+    it("the background job merges an hour of engine files; every answer stays the same", async ({ skip }) => {
       const now = Date.now()
       const hour = Math.floor(now / HOUR) * HOUR - 2 * HOUR
       const sentinelHour = hour - HOUR
+      // The running control compacts on the real clock: from 00:00 to 03:00 UTC these hours belong to
+      // a day that is over, which is merged whole into its day file (the unit tests cover that).
+      if (sentinelHour < Math.floor(now / 86_400_000) * 86_400_000) skip("needs hours of a day still going (03:00-24:00 UTC)")
       const click = (i: number, fields: Partial<ClickRecord> = {}): ClickRecord =>
         clickRecord({
           timestamp: hour + ((i * 7919) % HOUR),

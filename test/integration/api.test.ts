@@ -159,7 +159,7 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
     }
     const out = ctl.output()
     const wsId = /Created workspace "[^"]*" \((ws_\w+), plan pro\)/.exec(out)?.[1]
-    const domain = /Short links on: (\S+)/.exec(out)?.[1]
+    const domain = /Workspace:\s+"[^"]*" on (\S+)/.exec(out)?.[1]
     if (!ctl.firstKey || !wsId || !domain) throw new Error(`first start printed no workspace:\n${out}`)
     A = { id: wsId, key: ctl.firstKey, domain }
     const [b, l, free, basic, business, member] = await Promise.all([

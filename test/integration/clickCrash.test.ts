@@ -16,7 +16,7 @@ import {
 } from "../support/processes.ts"
 
 /**
- * The click pipeline survives `kill -9` (design.md: clicks are batched to Parquet; the engine's
+ * The click pipeline survives `kill -9` (docs/architecture.md#how-a-click-becomes-a-row: clicks are batched to Parquet; the engine's
  * spool acknowledges a click only once it is fsynced): `ricochet control` and one
  * `ricochet engine` on PostgreSQL, sharing the clicks directory; the engine is killed while
  * visits stream in and restarted with the same id and spool. Every click the engine had

@@ -1,9 +1,13 @@
+import { existsSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
+import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import {
   apiClient,
   createKey,
   createTestDatabase,
   createWorkspace,
+  freePort,
   removeDir,
   runCli,
   runTs,
@@ -24,11 +28,13 @@ describe("embedded default", () => {
     const env = { RICOCHET_DATA_DIR: dir, DATABASE_URL: undefined, NATS_URL: undefined }
     const first = await startControl(env)
     expect(first.firstKey).toMatch(/^rico_[0-9A-Za-z]{24,}$/)
-    expect(first.output()).toMatch(/API on http:\/\/127\.0\.0\.1:\d+\/v1/)
+    expect(first.output()).toMatch(/API:\s+http:\/\/127\.0\.0\.1:\d+\/v1\n/)
     const api = apiClient(first.baseUrl, first.firstKey)
     const link = await api.post("/v1/links", { url: "https://example.com/kept", slug: "kept" })
     expect(link.status).toBe(201)
     expect(link.body.domain).toBe("my-workspace.localhost")
+    // No scheme configured on the embedded default: the link opens on this machine's engine.
+    expect(link.body.shortLink).toBe(`http://my-workspace.localhost:${first.env.RICOCHET_ENGINE_PORT}/kept`)
 
     // The CLI reaches the running server's data while it holds the only database connection.
     const other = await createWorkspace(first.env, "business", "Acme Inc")
@@ -53,6 +59,28 @@ describe("embedded default", () => {
       expect(await second.stop("SIGTERM")).toBe(0)
     }
   }, 240_000)
+
+  it("refuses to start on a taken port in one line, before anything is written", async () => {
+    const holder = createServer()
+    const port = await new Promise<number>((resolve) => holder.listen(0, "127.0.0.1", () => resolve((holder.address() as AddressInfo).port)))
+    const dir = path.join(await tempDir(), "data")
+    dirs.push(path.dirname(dir))
+    try {
+      const start = runTs("main.ts", [], {
+        RICOCHET_DATA_DIR: dir,
+        DATABASE_URL: undefined,
+        RICOCHET_LISTEN_HOST: "127.0.0.1",
+        RICOCHET_API_PORT: String(await freePort()),
+        RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+        RICOCHET_ENGINE_PORT: String(port)
+      })
+      expect(await start.exited).toBe(1)
+      expect(start.output().trim()).toBe(`ricochet: port ${port} (short links) is already in use on 127.0.0.1; set RICOCHET_ENGINE_PORT to another port`)
+      expect(existsSync(dir)).toBe(false)
+    } finally {
+      holder.close()
+    }
+  }, 60_000)
 
   it("provisions with the CLI when no server is running", async () => {
     const dir = await tempDir()

@@ -1,7 +1,7 @@
 import postgres from "postgres"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { migrate } from "../../control/db/migrate.ts"
-import { publishPending } from "../../control/outbox/publisher.ts"
+import { publishPending, receiveOutboxRow } from "../../control/outbox/publisher.ts"
 import type { Bus } from "../../shared/bus/bus.ts"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import { createTestDatabase } from "../support/processes.ts"
@@ -49,6 +49,32 @@ describe("publishPending with a bus that does not answer", () => {
     const published: Array<ChangeEvent> = []
     expect(await publishPending(sql, busWith(async () => {}, published), 300)).toBe(1)
     expect(published).toEqual([event])
+    expect((await sql`SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL`)[0].n).toBe(0)
+  })
+
+  it("refuses a row that is not a change event (logged, counted, marked sent) and publishes the others around it", async () => {
+    const good: ChangeEvent = { type: "domain.deleted", id: "dom_1", host: "b.localhost" }
+    const malformed = [
+      { type: "link.deleted", id: "lnk_2" },
+      { type: "link.exploded", id: "lnk_3", host: "a.localhost", slug: "y" },
+      { type: "link.upserted", link: { id: "lnk_4", slug: 7 } }
+    ]
+    for (const payload of [malformed[0], good, malformed[1], malformed[2]]) {
+      await sql`INSERT INTO outbox (topic, payload) VALUES ('ricochet.changes.x', ${sql.json(payload as never)})`
+    }
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    const refusedBefore = receiveOutboxRow.refused()
+    const published: Array<ChangeEvent> = []
+    let logged: Array<string>
+    try {
+      expect(await publishPending(sql, busWith(async () => {}, published), 300)).toBe(4)
+    } finally {
+      logged = errors.mock.calls.map(([line]) => String(line))
+      errors.mockRestore()
+    }
+    expect(published).toEqual([good])
+    expect(receiveOutboxRow.refused() - refusedBefore).toBe(3)
+    expect(logged.some((line) => /^outbox: refused .*row \d+:/.test(line))).toBe(true)
     expect((await sql`SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL`)[0].n).toBe(0)
   })
 })

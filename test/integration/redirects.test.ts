@@ -3,7 +3,7 @@ import { startDnsServer } from "../support/dnsServer.ts"
 import { apiClient, type ControlHandle, eventually, removeDir, startControl, tempDir, visit } from "../support/processes.ts"
 
 /**
- * The redirect engine over real HTTP (design.md, "Redirect evaluation (engine), in this order",
+ * The redirect engine over real HTTP (docs/architecture.md#the-evaluation-order,
  * "Who clicked", "Domains"): one embedded `npm start` (PGlite, in-process bus), links made through
  * the API, visits sent to the engine with the Host header of the short link's domain.
  *

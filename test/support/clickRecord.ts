@@ -1,4 +1,5 @@
 import type { ClickRecord } from "../../shared/clicks/click.ts"
+import { CLICK_FIELDS } from "../../shared/clicks/clickColumns.ts"
 
 /** A people click on a desktop Chrome with nothing optional set; `fields` override any part. */
 export const clickRecord = (fields: Partial<ClickRecord> = {}): ClickRecord => ({
@@ -25,3 +26,12 @@ export const clickRecord = (fields: Partial<ClickRecord> = {}): ClickRecord => (
   visitorHash: "v",
   ...fields
 })
+
+/**
+ * A row DuckDB read from a click file, as the ClickRecord it was written from: columns to fields
+ * by CLICK_FIELDS. Select the timestamp as epoch milliseconds (`epoch_ms(timestamp) AS timestamp`).
+ */
+export const clickFromRow = (row: Readonly<Record<string, unknown>>): ClickRecord =>
+  Object.fromEntries(
+    CLICK_FIELDS.map(({ field, name, type }) => [field, type === "TIMESTAMP" ? Number(row[name]) : row[name]])
+  ) as unknown as ClickRecord

@@ -1,5 +1,5 @@
 /**
- * What every refusal of the API must look like (api-spec.md, Errors and Limits): a JSON body of
+ * What every refusal of the API must look like (docs/api.md#errors and #rate-limits): a JSON body of
  * exactly `{ error: { code, message, issues? } }` with a code of the spec, and the rate-limit
  * headers. Returns what is wrong, or undefined.
  */

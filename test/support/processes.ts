@@ -112,7 +112,13 @@ export interface ControlHandle extends RunningProcess {
  */
 export const startControl = async (env: Record<string, string | undefined>, alone = false): Promise<ControlHandle> => {
   const port = await freePort()
-  const fullEnv = { RICOCHET_API_PORT: String(port), RICOCHET_ENGINE_PORT: String(await freePort()), RICOCHET_LISTEN_HOST: "127.0.0.1", ...env }
+  const fullEnv = {
+    RICOCHET_API_PORT: String(port),
+    RICOCHET_ENGINE_PORT: String(await freePort()),
+    RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+    RICOCHET_LISTEN_HOST: "127.0.0.1",
+    ...env
+  }
   const proc = alone ? runTs("cli/ricochet.ts", ["control"], fullEnv) : runTs("main.ts", [], fullEnv)
   const baseUrl = `http://127.0.0.1:${fullEnv.RICOCHET_API_PORT}`
   await waitFor(async () => {
@@ -199,7 +205,7 @@ export const eventually = async (check: () => Promise<boolean>, timeoutMs: numbe
 /** Starts `ricochet engine` and waits until its port answers. */
 export const startEngineProcess = async (env: Record<string, string | undefined>) => {
   const port = await freePort()
-  const fullEnv = { RICOCHET_ENGINE_PORT: String(port), RICOCHET_LISTEN_HOST: "127.0.0.1", ...env }
+  const fullEnv = { RICOCHET_ENGINE_PORT: String(port), RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()), RICOCHET_LISTEN_HOST: "127.0.0.1", ...env }
   const proc = runTs("cli/ricochet.ts", ["engine"], fullEnv)
   const baseUrl = `http://127.0.0.1:${port}`
   await waitFor(async () => {

@@ -15,7 +15,7 @@ import { clickRecord } from "../support/clickRecord.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
 
 /**
- * The analytics building blocks in process (design.md, "Analytics rows"; api-spec.md, Analytics):
+ * The analytics building blocks in process (docs/decisions.md#analytics; docs/api.md, Analytics):
  * the window and its plan cut, timeseries buckets, the DuckDB query and its quoting, the
  * hour view that makes compaction invisible to readers, compaction itself over real Parquet
  * files, and retention.
@@ -63,7 +63,7 @@ describe("analyticsWindow: the interval, cut to the plan's history", () => {
   const intervalDays: Record<Exclude<Interval, "all">, number> = { "24h": 1, "7d": 7, "30d": 30, "90d": 90, "1y": 365 }
   const historyDays: Record<Plan, number> = { free: 30, basic: 365, pro: 1095, business: 1825 }
 
-  it("keeps the plan history table of design.md", () => {
+  it("keeps the plan history table of docs/decisions.md#keys-plans-and-rate-limits", () => {
     for (const plan of PLANS) expect(PLAN_LIMITS[plan].analyticsHistoryDays, plan).toBe(historyDays[plan])
   })
 
@@ -357,7 +357,9 @@ describe("hourView: the files that hold an hour's clicks exactly once", () => {
 
 describe("compactClicks over real Parquet files", () => {
   let dir: string
-  const now = Date.now()
+  // Mid-day of yesterday: the hours under test are settled but their day is still the open one
+  // at \`now\` (at 00:30 UTC, "three hours ago" would be a day that is over and merged whole).
+  const now = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 12 * 3_600_000 + 30 * 60_000
   const hourStart = (ms: number) => Math.floor(ms / HOUR) * HOUR
   /** Three hours back: finished and settled. */
   const oldHour = hourStart(now) - 3 * HOUR
@@ -474,6 +476,8 @@ describe("compactClicks over real Parquet files", () => {
   it("deletes replaced files only after the grace period, and re-merges late engine files", async () => {
     const { all } = await seed()
     await compactClicks(dir, run, now, { graceMs: 5 * 60_000 })
+    // The grace period runs from the manifest's mtime: put it on the pinned clock with everything else.
+    await utimes(path.join(hourDir(oldHour), MANIFEST), now / 1000, now / 1000)
     const manifestMtime = (await stat(path.join(hourDir(oldHour), MANIFEST))).mtimeMs
     const present = async () => (await readdir(hourDir(oldHour))).filter((e) => e.endsWith(".parquet")).sort()
 
@@ -499,7 +503,8 @@ describe("compactClicks over real Parquet files", () => {
     expect(await countOf(await allFiles())).toEqual(expectedOf([...all, ...late]))
 
     // Another grace period later the first merged file and the late file go too; nothing is re-merged.
-    const third = await compactClicks(dir, run, Date.now() + 6 * 60_000, { graceMs: 5 * 60_000 })
+    await utimes(path.join(hourDir(oldHour), MANIFEST), later / 1000, later / 1000)
+    const third = await compactClicks(dir, run, later + 6 * 60_000, { graceMs: 5 * 60_000 })
     expect(third).toEqual({ merged: 0, removed: 2 })
     expect(await present()).toEqual([`merged-${later}.parquet`])
     expect(await countOf(await allFiles())).toEqual(expectedOf([...all, ...late]))

@@ -53,7 +53,7 @@ describe("displayPrefix", () => {
 describe("looksLikeApiKey", () => {
   it.each<readonly [string, boolean]>([
     ["rico_" + "a".repeat(32), true],
-    ["rico_" + "Z9".repeat(12), true], // 24: the shortest design.md allows
+    ["rico_" + "Z9".repeat(12), true], // 24: the shortest docs/decisions.md#keys-plans-and-rate-limits allows
     ["rico_" + "a".repeat(23), false],
     ["rico_" + "a".repeat(128), true],
     ["rico_" + "a".repeat(129), false],

@@ -104,6 +104,26 @@ describe("ClickChannel and the click writer thread", () => {
     expect(channel.dropped).toBe(400)
   })
 
+  it("messages between the threads that do not decode are refused, logged and counted by either end; the rest still flows", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    channel = await ClickChannel.start(options())
+    const worker = (channel as unknown as { worker: Worker }).worker
+    // To the writer: a batch whose columns disagree, one missing a column, an unknown type.
+    const column = (values: Array<unknown>) => values
+    const batch = Object.fromEntries(Object.keys(raw(PERSON)).map((field) => [field, column([(raw(PERSON) as never)[field]])]))
+    worker.postMessage({ type: "clicks", clicks: { ...batch, url: ["a", "b"] } })
+    worker.postMessage({ type: "clicks", clicks: { ...batch, ip: undefined } })
+    worker.postMessage({ type: "rewind" })
+    // To the redirect thread: counts of the wrong shape, a flush answer without its id.
+    worker.emit("message", { type: "counts", clicks: "many" })
+    worker.emit("message", { type: "flushed" })
+    for (let i = 0; i < 3; i++) channel.add(raw(PERSON))
+    await channel.flush()
+    await vi.waitFor(() => expect(channel!.refusedMessages).toBe(5), { timeout: 2_000 })
+    expect(channel.counts.clicks.people).toBe(3)
+    expect(await rows()).toHaveLength(3)
+  })
+
   it("close() writes what is still queued and ends the thread", async () => {
     channel = await ClickChannel.start(options())
     for (let i = 0; i < 5; i++) channel.add(raw(PERSON))

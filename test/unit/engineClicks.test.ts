@@ -3,7 +3,7 @@ import { type ClickRecord, type ClickSink, MemoryClickSink, type RawClick } from
 import { ClickCollector, deriveClick } from "../../engine/clicks/collector.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "../../engine/geo/geo.ts"
 
-/** design.md, "Who clicked": which clicks count, and what a click record holds. */
+/** docs/decisions.md#who-clicked: which clicks count, and what a click record holds. */
 
 const SECRET = "click-secret"
 const T = Date.parse("2030-06-15T12:00:00.000Z")

@@ -7,7 +7,7 @@ import { type Decision, evaluateLink, pickVariant, type Visit } from "../../engi
 import type { Platform } from "../../engine/visitors/device.ts"
 
 /**
- * design.md, "Redirect evaluation (engine), in this order", steps 3 to 8, on compiled links
+ * docs/architecture.md#the-evaluation-order, steps 3 to 8, on compiled links
  * with every fact of the visit injected (the clock too) and every lazy fact's calls counted.
  */
 

@@ -221,7 +221,7 @@ describe("Content-Security-Policy", () => {
     expect(policy.get("default-src")).toEqual(["'none'"])
     expect(policy.get("frame-ancestors")).toEqual(["'none'"])
     expect(policy.get("base-uri")).toEqual(["'none'"])
-    expect(policy.get("form-action")).toEqual(["'self'"])
+    expect(policy.get("form-action")).toEqual(["'self'", "https:", "http:"])
     const styles = inline(page, "style")
     expect(styles).toHaveLength(1)
     expect(policy.get("style-src")).toEqual(styles.map(hash))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { AttemptLimiter, cookieName, readCookie, signUnlock, UNLOCK_TTL_SECONDS, verifyUnlock } from "../../engine/password/unlock.ts"
 
-/** Unlock cookies of password-protected links (design.md step 4), with the clock injected. */
+/** Unlock cookies of password-protected links (docs/architecture.md#the-evaluation-order, step 4), with the clock injected. */
 
 const SECRET = "engine-secret-0123456789abcdef"
 const LINK = "lnk_abc123"

@@ -69,7 +69,7 @@ const inputFieldCases: ReadonlyArray<Case> = [
   ["password null (removes it)", { password: null }, "ok"],
   ["password as a number", { password: 1234 }, ["password"]],
 
-  // slug: letters, digits, - and _, case-sensitive, 1 to 190 (design.md)
+  // slug: letters, digits, - and _, case-sensitive, 1 to 190 (docs/decisions.md#identifiers-and-slugs)
   ["slug with letters, digits, - and _", { slug: "Abc-DEF_123" }, "ok"],
   ["slug of only digits", { slug: "12345" }, "ok"],
   ["slug of 1 character", { slug: "a" }, "ok"],

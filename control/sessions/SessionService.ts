@@ -1,0 +1,96 @@
+import { Context, Effect, Layer } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Configuration } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
+import { attempt, query } from "../db/sql.ts"
+import { Forbidden, RateLimitExceeded, type ServiceUnavailable, Unauthorized } from "../api/errors.ts"
+import type { Principal } from "../api/Principal.ts"
+import { verifyPassword } from "../people/passwords.ts"
+import { rateLimitHeaders } from "../ratelimit/rateLimiter.ts"
+import { clearedSessionCookie, secureCookies, sessionCookie } from "./cookie.ts"
+import { NotAMember } from "./errors.ts"
+import type { Session } from "./schema.ts"
+import { createSession, findAccount, memberships, revokeSession, switchWorkspace, userEmail } from "./sessions.ts"
+import { blocked, countFailure, failureBuckets } from "./signInLimiter.ts"
+
+/** Signing in and out, and the session's workspace. */
+export class SessionService extends Context.Service<SessionService, {
+  readonly signIn: (
+    input: { readonly email: string; readonly password: string; readonly workspaceId?: string },
+    address: string
+  ) => Effect.Effect<Session, Unauthorized | RateLimitExceeded | NotAMember | Forbidden | ServiceUnavailable, HttpServerRequest.HttpServerRequest>
+  readonly current: (principal: Principal) => Effect.Effect<Session, Unauthorized | ServiceUnavailable>
+  readonly switchTo: (principal: Principal, workspaceId: string) => Effect.Effect<Session, Unauthorized | NotAMember | ServiceUnavailable>
+  readonly signOut: (principal: Principal) => Effect.Effect<void, Unauthorized | ServiceUnavailable, HttpServerRequest.HttpServerRequest>
+}>()("ricochet/SessionService") {}
+
+const setCookie = (value: string) =>
+  HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, "set-cookie", value)))
+
+/** The session endpoints other than sign-in need a session, not a key. */
+const sessionOf = (principal: Principal) =>
+  principal.via === "session"
+    ? Effect.succeed(principal)
+    : Effect.fail(new Unauthorized({ message: "This endpoint is about a signed-in session; an API key has none" }))
+
+export const SessionServiceLayer = Layer.effect(SessionService)(Effect.gen(function*() {
+  const database = yield* Database
+  const config = yield* Configuration
+  const secure = secureCookies(config)
+  const withDatabase = Effect.provideService(Database, database)
+
+  const describe = (userId: string, workspaceId: string) =>
+    query(async (sql): Promise<Session> => {
+      const [email, workspaces] = await Promise.all([userEmail(sql, userId), memberships(sql, userId)])
+      const current = workspaces.find((w) => w.id === workspaceId)!
+      return {
+        user: { id: userId, email },
+        workspace: { id: current.id, name: current.name, plan: current.plan },
+        role: current.role,
+        workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, plan: w.plan, role: w.role }))
+      }
+    }).pipe(withDatabase)
+
+  return SessionService.of({
+    signIn: (input, address) =>
+      Effect.gen(function*() {
+        const buckets = failureBuckets(input.email, address)
+        const refused = yield* query((sql) => blocked(sql, buckets))
+        if (refused !== undefined) {
+          yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(refused))))
+          return yield* new RateLimitExceeded({ message: `Too many wrong passwords; retry in ${refused.reset} s` })
+        }
+        const account = yield* query((sql) => findAccount(sql, input.email))
+        const ok = yield* attempt(() => verifyPassword(input.password, account?.passwordHash))
+        if (account === undefined || !ok) {
+          yield* query((sql) => countFailure(sql, buckets))
+          return yield* new Unauthorized({ message: "Wrong email or password" })
+        }
+        const workspaces = yield* query((sql) => memberships(sql, account.id))
+        const chosen = input.workspaceId === undefined ? workspaces[0] : workspaces.find((w) => w.id === input.workspaceId)
+        if (chosen === undefined) {
+          return yield* input.workspaceId === undefined
+            ? new Forbidden({ message: "This account is not a member of any workspace" })
+            : NotAMember.of(input.workspaceId)
+        }
+        const token = yield* query((sql) => createSession(sql, account.id, chosen.id))
+        yield* setCookie(sessionCookie(token, secure))
+        return yield* describe(account.id, chosen.id)
+      }).pipe(withDatabase),
+    current: (principal) => Effect.flatMap(sessionOf(principal), (session) => describe(session.userId, session.workspaceId)),
+    switchTo: (principal, workspaceId) =>
+      Effect.gen(function*() {
+        const session = yield* sessionOf(principal)
+        const workspaces = yield* query((sql) => memberships(sql, session.userId))
+        if (!workspaces.some((w) => w.id === workspaceId)) return yield* NotAMember.of(workspaceId)
+        yield* query((sql) => switchWorkspace(sql, session.credentialId, workspaceId))
+        return yield* describe(session.userId, workspaceId)
+      }).pipe(withDatabase),
+    signOut: (principal) =>
+      Effect.gen(function*() {
+        const session = yield* sessionOf(principal)
+        yield* query((sql) => revokeSession(sql, session.credentialId))
+        yield* setCookie(clearedSessionCookie(secure))
+      }).pipe(withDatabase)
+  })
+}))

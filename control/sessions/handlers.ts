@@ -1,0 +1,30 @@
+import { Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Configuration } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
+import { Api } from "../api/Api.ts"
+import { clientAddress } from "../api/AdmissionLayer.ts"
+import { CurrentPrincipal } from "../api/Principal.ts"
+import { SessionService } from "./SessionService.ts"
+
+export const SignInHandlers = HttpApiBuilder.group(Api, "signIn", (handlers) =>
+  Effect.gen(function*() {
+    const sessions = yield* SessionService
+    const config = yield* Configuration
+    const database = yield* Database
+    return handlers.handle("signIn", ({ payload }) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* sessions.signIn(payload, clientAddress(request, config.trustProxy))
+      }).pipe(Effect.provideService(Configuration, config), Effect.provideService(Database, database)))
+  }))
+
+export const SessionsHandlers = HttpApiBuilder.group(Api, "sessions", (handlers) =>
+  Effect.gen(function*() {
+    const sessions = yield* SessionService
+    return handlers
+      .handle("current", () => Effect.flatMap(Effect.service(CurrentPrincipal), sessions.current))
+      .handle("switch", ({ payload }) => Effect.flatMap(Effect.service(CurrentPrincipal), (p) => sessions.switchTo(p, payload.workspaceId)))
+      .handle("signOut", () => Effect.flatMap(Effect.service(CurrentPrincipal), (p) => Effect.as(sessions.signOut(p), { signedOut: true as const })))
+  }))

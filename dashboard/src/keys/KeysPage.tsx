@@ -1,0 +1,101 @@
+import { useEffect, useState } from "react"
+import { atLeast, API_PLAN } from "../../../control/plans/plans.ts"
+import type { ApiFailure } from "../api/failure.ts"
+import { type ApiKey, keys, type Role } from "../api/pending.ts"
+import { useSignedIn } from "../session/SessionContext.tsx"
+import { CopyButton, ErrorNote, Field, formatDate, PlanNote } from "../ui/controls.tsx"
+
+/** API keys: create (shown once), list with last use, revoke. Admins only. */
+export const KeysPage = () => {
+  const { session } = useSignedIn()
+  const [list, setList] = useState<ReadonlyArray<ApiKey>>([])
+  const [name, setName] = useState("")
+  const [role, setRole] = useState<Role>("member")
+  const [scope, setScope] = useState<"all" | "read">("all")
+  const [created, setCreated] = useState<ApiKey & { key: string }>()
+  const [failure, setFailure] = useState<ApiFailure>()
+  const [listFailure, setListFailure] = useState<ApiFailure>()
+  const planReason = atLeast(session.workspace.plan, API_PLAN)
+    ? undefined
+    : `API keys need the ${API_PLAN} plan or higher; this workspace is on ${session.workspace.plan}`
+  const load = () => keys.list().then((o) => (o.ok ? (setList(o.value.data), setListFailure(undefined)) : setListFailure(o.failure)))
+  useEffect(() => {
+    load()
+  }, [])
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">API keys</h1>
+      <form className="panel inline" onSubmit={async (e) => {
+        e.preventDefault()
+        const o = await keys.create({ name, role, scope })
+        if (!o.ok) return setFailure(o.failure)
+        setFailure(undefined)
+        setCreated(o.value)
+        setName("")
+        load()
+      }}>
+        <fieldset disabled={planReason !== undefined || session.role !== "admin"}>
+          <legend>New key</legend>
+          <PlanNote reason={planReason ?? (session.role !== "admin" ? "Only admins of the workspace manage keys" : undefined)} />
+          <Field label="Name" field="name" failure={failure}>
+            {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="CI deploys" />}
+          </Field>
+          <Field label="Role" field="role" failure={failure}>
+            {(p) => (
+              <select {...p} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+                <option value="member">member</option>
+                <option value="admin">admin</option>
+              </select>
+            )}
+          </Field>
+          <Field label="Scope" field="scope" failure={failure}>
+            {(p) => (
+              <select {...p} value={scope} onChange={(e) => setScope(e.target.value as "all" | "read")}>
+                <option value="all">all (read and write)</option>
+                <option value="read">read only</option>
+              </select>
+            )}
+          </Field>
+          <button type="submit">Create key</button>
+        </fieldset>
+        <ErrorNote failure={failure} fields={["name", "role", "scope"]} />
+      </form>
+      {created && (
+        <div className="panel new-key" role="status">
+          <p><strong>Copy the key {created.name} now: it is shown only once.</strong></p>
+          <code data-testid="new-key">{created.key}</code> <CopyButton text={created.key} label="Copy key" />
+          <button type="button" className="small" onClick={() => setCreated(undefined)}>Done</button>
+        </div>
+      )}
+      <ErrorNote failure={listFailure} />
+      <div className="table-wrap">
+        <table>
+          <caption className="visually-hidden">Keys of this workspace</caption>
+          <thead>
+            <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Role</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+          </thead>
+          <tbody>
+            {list.map((k) => (
+              <tr key={k.id}>
+                <td>{k.name}</td>
+                <td><code>{k.prefix}…</code></td>
+                <td>{k.role}</td>
+                <td>{k.scope}</td>
+                <td>{formatDate(k.createdAt)}</td>
+                <td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : "never"}</td>
+                <td>
+                  <button type="button" className="small danger" aria-label={`Revoke key ${k.name}`} onClick={async () => {
+                    if (!window.confirm(`Revoke the key ${k.name}? Requests with it are refused at once.`)) return
+                    const o = await keys.revoke(k.id)
+                    if (o.ok) load()
+                    else setListFailure(o.failure)
+                  }}>Revoke</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  )
+}

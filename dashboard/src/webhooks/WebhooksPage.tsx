@@ -1,0 +1,116 @@
+import { useEffect, useState } from "react"
+import type { ApiFailure } from "../api/failure.ts"
+import { type Delivery, type Webhook, webhooks } from "../api/pending.ts"
+import { CopyButton, ErrorNote, Field, formatDate } from "../ui/controls.tsx"
+
+const EVENTS = ["link.created", "link.updated", "link.deleted", "link.clicked", "domain.verified", "domain.failed"] as const
+
+const Deliveries = ({ webhook }: { webhook: Webhook }) => {
+  const [rows, setRows] = useState<ReadonlyArray<Delivery>>()
+  const [failure, setFailure] = useState<ApiFailure>()
+  useEffect(() => {
+    webhooks.deliveries(webhook.id).then((o) => (o.ok ? setRows(o.value.data) : setFailure(o.failure)))
+  }, [webhook.id])
+  if (failure) return <ErrorNote failure={failure} />
+  if (rows === undefined) return <p role="status">Loading deliveries…</p>
+  if (rows.length === 0) return <p>No deliveries yet.</p>
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption>Deliveries to {webhook.url}</caption>
+        <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Attempts</th><th scope="col">Created</th><th scope="col">Next attempt</th></tr></thead>
+        <tbody>
+          {rows.map((d) => (
+            <tr key={d.id}>
+              <td>{String(d.event ?? d.type ?? "")}</td>
+              <td>{String(d.status ?? "")}</td>
+              <td>{String(d.responseStatus ?? d.responseCode ?? "—")}</td>
+              <td>{d.attempts ?? "—"}</td>
+              <td>{formatDate(d.createdAt)}</td>
+              <td>{formatDate(typeof d.nextAttemptAt === "string" ? d.nextAttemptAt : null)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+/** Webhooks: create (secret shown once), deliveries, re-enable a disabled one, delete. */
+export const WebhooksPage = () => {
+  const [list, setList] = useState<ReadonlyArray<Webhook>>([])
+  const [url, setUrl] = useState("")
+  const [events, setEvents] = useState<ReadonlyArray<string>>(["link.created", "link.updated", "link.deleted"])
+  const [created, setCreated] = useState<Webhook>()
+  const [open, setOpen] = useState<string>()
+  const [failure, setFailure] = useState<ApiFailure>()
+  const [listFailure, setListFailure] = useState<ApiFailure>()
+  const load = () => webhooks.list().then((o) => (o.ok ? (setList(o.value.data), setListFailure(undefined)) : setListFailure(o.failure)))
+  useEffect(() => {
+    load()
+  }, [])
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h1 id="webhooks-title">Webhooks</h1>
+      <form className="panel" onSubmit={async (e) => {
+        e.preventDefault()
+        const o = await webhooks.create({ url: url.trim(), events })
+        if (!o.ok) return setFailure(o.failure)
+        setFailure(undefined)
+        setCreated(o.value)
+        setUrl("")
+        load()
+      }}>
+        <Field label="Endpoint URL" field="url" failure={failure} hint="https; deliveries are signed (Standard Webhooks)">
+          {(p) => <input {...p} type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/ricochet" />}
+        </Field>
+        <fieldset>
+          <legend>Events</legend>
+          {EVENTS.map((event) => (
+            <label key={event} className="check">
+              <input type="checkbox" checked={events.includes(event)} onChange={(e) => setEvents(e.target.checked ? [...events, event] : events.filter((x) => x !== event))} />
+              {event}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit">Create webhook</button>
+        <ErrorNote failure={failure} fields={["url", "events"]} />
+      </form>
+      {created?.secret && (
+        <div className="panel new-key" role="status">
+          <p><strong>Copy the signing secret now: it is shown only once.</strong></p>
+          <code>{created.secret}</code> <CopyButton text={created.secret} label="Copy secret" />
+          <button type="button" className="small" onClick={() => setCreated(undefined)}>Done</button>
+        </div>
+      )}
+      <ErrorNote failure={listFailure} />
+      {list.map((w) => (
+        <article key={w.id} className="panel" aria-label={`Webhook ${w.url}`}>
+          <header>
+            <h2>{w.url}</h2>
+            <span className={`status ${w.enabled ? "verified" : "failed"}`}>{w.enabled ? "enabled" : "disabled"}</span>
+          </header>
+          {!w.enabled && w.disabledReason && <p>{w.disabledReason}</p>}
+          <p>{(w.events ?? []).join(", ")}</p>
+          <div className="actions">
+            {!w.enabled && (
+              <button type="button" onClick={async () => {
+                const o = await webhooks.update(w.id, { enabled: true })
+                if (o.ok) load()
+                else setListFailure(o.failure)
+              }}>Re-enable</button>
+            )}
+            <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
+            <button type="button" className="danger" onClick={async () => {
+              if (!window.confirm(`Delete the webhook to ${w.url}?`)) return
+              const o = await webhooks.delete(w.id)
+              if (o.ok) load()
+              else setListFailure(o.failure)
+            }}>Delete</button>
+          </div>
+          {open === w.id && <Deliveries webhook={w} />}
+        </article>
+      ))}
+    </section>
+  )
+}

@@ -1,0 +1,21 @@
+import { defineConfig } from "vite"
+
+/**
+ * The dashboard is built into dashboard/dist, which control serves at `/` (control/dashboard).
+ * No plugin: Vite compiles TSX itself (tsconfig's "jsx": "react-jsx"); the API declaration it
+ * imports from control/ is browser-safe by rule. `npm run dashboard:dev` proxies /v1 to a
+ * control on port 3000 while the pages are worked on.
+ */
+export default defineConfig({
+  root: import.meta.dirname,
+  base: "/",
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // Nothing inlined as data: URLs and no module-preload polyfill: the CSP allows only files of this origin.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    chunkSizeWarningLimit: 1500
+  },
+  server: { proxy: { "/v1": "http://127.0.0.1:3000" } }
+})

@@ -1,0 +1,70 @@
+import type uWS from "uWebSockets.js"
+import { SourceUnavailable } from "../cache/sourceGuard.ts"
+import { answerFailure } from "./respond.ts"
+
+export type Respond = (res: uWS.HttpResponse) => void
+
+/**
+ * The answers that need an await (a cache miss, the password form), counted so that a shutdown
+ * can let them finish.
+ */
+export class PendingAnswers {
+  private inflight = 0
+  private idle: (() => void) | undefined
+
+  /**
+   * Answers a request whose answer needs an await: onAborted first, as uWS.js requires, and the
+   * response written corked.
+   *
+   * Pipelining: uWS.js (20.30; uWebSockets' HttpContext.h, "Are we not ready for another request
+   * yet? Terminate the connection") closes a connection, without a word and before any handler
+   * runs, when it parses a request while an earlier response on it is still pending. So reading
+   * the connection is paused until the answer is written: a pipelined request that arrives
+   * meanwhile waits in the socket's buffer and is answered after this one, in order. Requests
+   * that came in the same read as this one are beyond reach (uWS parses a whole read in one go,
+   * before the answer can exist); whatever this request loaded stays in the cache, so a client
+   * that sends them again, as RFC 9112 9.3.2 asks of pipelining clients when a connection closes,
+   * gets them answered synchronously. (An answer that needs no I/O, such as a cached domain's
+   * 404, settles in the microtasks uWS.js runs after each handler, before it parses on.)
+   * `paused`: a POST pauses only once its body is in.
+   */
+  later(res: uWS.HttpResponse, head: boolean, work: () => Promise<void | Respond>, paused = true) {
+    let aborted = false
+    this.inflight++
+    res.onAborted(() => {
+      aborted = true
+    })
+    if (paused) res.pause()
+    work()
+      .then((respond) => {
+        if (!aborted && respond) {
+          res.cork(() => {
+            res.resume()
+            respond(res)
+          })
+        }
+      })
+      .catch((error) => {
+        // The database is down or hangs and there is no earlier answer (the cache logs the outage).
+        const unavailable = error instanceof SourceUnavailable
+        if (!unavailable) console.error("engine request failed", error)
+        if (!aborted) answerFailure(res, head, unavailable ? 503 : 500)
+      })
+      .finally(() => {
+        this.inflight--
+        if (this.inflight === 0) this.idle?.()
+      })
+  }
+
+  /** Resolves when no answer is pending, or after `timeoutMs`. */
+  async drained(timeoutMs: number): Promise<void> {
+    if (this.inflight === 0) return
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs)
+      this.idle = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  }
+}

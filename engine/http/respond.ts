@@ -1,0 +1,81 @@
+import type uWS from "uWebSockets.js"
+import { errorPage, unavailablePage } from "../pages/html.ts"
+import { type Headers, PAGE_HEADERS, REDIRECT_REFERRER_POLICY } from "../pages/securityHeaders.ts"
+import type { AnswerCounts } from "../ops/answerCounts.ts"
+
+const STATUS_LINE: Readonly<Record<number, string>> = {
+  200: "200 OK",
+  301: "301 Moved Permanently",
+  302: "302 Found",
+  303: "303 See Other",
+  307: "307 Temporary Redirect",
+  308: "308 Permanent Redirect",
+  400: "400 Bad Request",
+  403: "403 Forbidden",
+  404: "404 Not Found",
+  405: "405 Method Not Allowed",
+  410: "410 Gone",
+  413: "413 Payload Too Large",
+  429: "429 Too Many Requests",
+  500: "500 Internal Server Error",
+  502: "502 Bad Gateway",
+  503: "503 Service Unavailable"
+}
+
+export const NO_STORE = "private, no-store"
+
+/**
+ * A destination the engine will send a visitor to: http(s) (or an Android intent) in printable
+ * ASCII, which every compiled destination is (toLocationUrl) and every visitor query is made
+ * (queryAsSent): the last guard against a header split or raw bytes in Location.
+ */
+const safeLocation = (location: string): boolean => /^(?:https?|intent):\/\/[\x21-\x7e]*$/i.test(location)
+
+/**
+ * Where answers are counted by status for the admin port's /metrics. One engine server runs per
+ * process (or worker), so this is set once at start rather than passed through every handler.
+ */
+let answers: AnswerCounts | undefined
+export const countAnswersIn = (counts: AnswerCounts | undefined): void => {
+  answers = counts
+}
+
+export const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: Headers, body = "", extra: Headers = []) => {
+  answers?.record(status)
+  res.writeStatus(STATUS_LINE[status] ?? `${status}`)
+  for (const [name, value] of headers) res.writeHeader(name, value)
+  for (const [name, value] of extra) res.writeHeader(name, value)
+  if (head) {
+    // uWS.js 20.30: endWithoutBody(n) with n > 0 leaves the response pending, which aborts the
+    // process when it happens inside a request handler. Report the length ourselves instead.
+    res.writeHeader("content-length", String(Buffer.byteLength(body)))
+    res.endWithoutBody()
+  } else res.end(body)
+}
+
+/** A page with its policy headers (securityHeaders.ts), and any `extra` ones. */
+export const page = (res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: Headers = [], headers: Headers = PAGE_HEADERS) =>
+  send(res, head, status, headers, html, extra)
+
+/** The hot path's response: written directly, without send()'s header list. */
+export const redirect = (res: uWS.HttpResponse, head: boolean, status: number, location: string) => {
+  if (!safeLocation(location)) return page(res, head, 502, errorPage())
+  answers?.record(status)
+  res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
+    .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
+  if (head) res.writeHeader("content-length", "0").endWithoutBody()
+  else res.end()
+}
+
+/** A failure of ours (never a visitor's input): the generic page, if the response can still say anything. */
+export const answerFailure = (res: uWS.HttpResponse, head: boolean, status: 500 | 503 = 500) => {
+  try {
+    res.cork(() => {
+      res.resume()
+      if (status === 503) page(res, head, 503, unavailablePage(), [["retry-after", "5"]])
+      else page(res, head, 500, errorPage())
+    })
+  } catch {
+    // The response had already been ended (the failure came after it): nothing more to say on it.
+  }
+}

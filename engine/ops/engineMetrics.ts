@@ -1,0 +1,67 @@
+import { Effect, Metric } from "effect"
+import { PrometheusMetrics } from "effect/observability"
+import { type AnswerCounts, outcomeOf } from "./answerCounts.ts"
+
+/** The engine's counts as its status snapshot reports them; read when Prometheus scrapes. */
+export interface EngineSnapshot {
+  readonly busConnected: boolean
+  readonly busReconnects: number
+  readonly cacheEntries: number
+  readonly cacheBytes: number
+  readonly cacheQueries: number
+  readonly slugFilterRefusals: number
+  readonly databaseFailures: number
+  readonly staleAnswers: number
+  readonly clicksAcknowledged: number
+  readonly clicksRolled: number
+  readonly clicksPending: number
+  readonly clicksDropped: number
+}
+
+// Totals kept by the engine are monotonic: each scrape adds what grew since the last one, so the
+// exported series are true Prometheus counters.
+const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
+
+const redirects = counter("ricochet_engine_answers_total", "Short-link answers by outcome and HTTP status")
+const cacheMisses = counter("ricochet_engine_cache_misses_total", "Lookups the cache could not answer (database queries)")
+const filterRefusals = counter("ricochet_engine_slug_filter_refusals_total", "Unknown slugs the slug filter answered without a database query")
+const databaseFailures = counter("ricochet_engine_database_failures_total", "Database lookups that failed")
+const staleAnswers = counter("ricochet_engine_stale_answers_total", "Answers served from an expired cache entry while the database failed")
+const busReconnects = counter("ricochet_engine_bus_reconnects_total", "Reconnections to the change bus")
+const clicksAcknowledged = counter("ricochet_engine_clicks_acknowledged_total", "Clicks written to the spool and acknowledged")
+const clicksRolled = counter("ricochet_engine_clicks_rolled_total", "Clicks rolled into Parquet files")
+const clicksDropped = counter("ricochet_engine_clicks_dropped_total", "Clicks dropped (writer backlogged or spool disk refusing writes)")
+const cacheEntries = Metric.gauge("ricochet_engine_cache_entries", { description: "Links and domains held in the cache" })
+const cacheBytes = Metric.gauge("ricochet_engine_cache_bytes", { description: "Estimated bytes held by the cache" })
+const spoolPending = Metric.gauge("ricochet_engine_spool_pending_clicks", { description: "Clicks in the spool not yet rolled into Parquet" })
+const busConnected = Metric.gauge("ricochet_engine_bus_connected", { description: "1 while the change bus is connected" })
+
+/** Renders the engine's metrics in the Prometheus text format, catching the counters up first. */
+export const engineMetrics = (answers: AnswerCounts, snapshot: () => EngineSnapshot) => {
+  const reported = new Map<string, number>()
+  const grow = (metric: Metric.Metric<number, unknown>, key: string, total: number) => {
+    const delta = total - (reported.get(key) ?? 0)
+    reported.set(key, total)
+    return Metric.update(metric, Math.max(0, delta))
+  }
+  return (): string =>
+    Effect.runSync(Effect.gen(function*() {
+      const now = snapshot()
+      for (const [status, count] of answers.snapshot()) {
+        yield* grow(Metric.withAttributes(redirects, { outcome: outcomeOf(status), status: String(status) }), `answers:${status}`, count)
+      }
+      yield* grow(cacheMisses, "misses", now.cacheQueries)
+      yield* grow(filterRefusals, "filter", now.slugFilterRefusals)
+      yield* grow(databaseFailures, "dbFailures", now.databaseFailures)
+      yield* grow(staleAnswers, "stale", now.staleAnswers)
+      yield* grow(busReconnects, "reconnects", now.busReconnects)
+      yield* grow(clicksAcknowledged, "acknowledged", now.clicksAcknowledged)
+      yield* grow(clicksRolled, "rolled", now.clicksRolled)
+      yield* grow(clicksDropped, "dropped", now.clicksDropped)
+      yield* Metric.update(cacheEntries, now.cacheEntries)
+      yield* Metric.update(cacheBytes, now.cacheBytes)
+      yield* Metric.update(spoolPending, now.clicksPending)
+      yield* Metric.update(busConnected, now.busConnected ? 1 : 0)
+      return yield* PrometheusMetrics.format()
+    }))
+}

@@ -1,0 +1,28 @@
+import { createTestDatabase, removeDir, startControl, tempDir, type ControlHandle } from "./processes.ts"
+
+/** A control process (npm start) on PostgreSQL or on the embedded default, and how to stop it. */
+export interface Backend {
+  readonly control: ControlHandle
+  readonly stop: () => Promise<void>
+}
+
+export const BACKENDS = ["postgres", "embedded"] as const
+
+export const startBackend = async (kind: (typeof BACKENDS)[number], env: Record<string, string | undefined> = {}): Promise<Backend> => {
+  const dir = await tempDir()
+  const db = kind === "postgres" ? await createTestDatabase() : undefined
+  const control = await startControl({
+    RICOCHET_DATA_DIR: dir,
+    DATABASE_URL: db?.url,
+    ...(db === undefined ? { NATS_URL: undefined } : {}),
+    ...env
+  })
+  return {
+    control,
+    stop: async () => {
+      await control.stop()
+      await db?.drop()
+      await removeDir(dir)
+    }
+  }
+}

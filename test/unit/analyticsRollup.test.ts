@@ -1,0 +1,250 @@
+import type { DuckDBConnection } from "@duckdb/node-api"
+import fc from "fast-check"
+import { copyFile, readdir, rm, utimes } from "node:fs/promises"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { compactClicks } from "../../control/analytics/compaction.ts"
+import { analyticsWindow } from "../../control/analytics/resolve.ts"
+import { rollupFinder, rollupOf, rollupSetFor } from "../../control/analytics/rollup.ts"
+import { GROUP_BYS, type GroupBy, INTERVALS } from "../../control/analytics/schema.ts"
+import { analyticsSql, type BoundSql, type ClickFilter } from "../../control/analytics/sql.ts"
+import { PLANS } from "../../control/plans/plans.ts"
+import type { ClickRecord } from "../../shared/clicks/click.ts"
+import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
+import { listClickFiles } from "../../shared/clicks/files.ts"
+import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
+import { clickRecord } from "../support/clickRecord.ts"
+import { removeDir, tempDir } from "../support/processes.ts"
+
+/**
+ * Rollups (control/analytics/rollup.ts) never change an answer: on random filters, windows,
+ * intervals, buckets and groupings, the query that reads rollups for whole days answers exactly
+ * what the query over raw files answers, over data that has compacted days, a partly merged
+ * today, late clicks in a compacted day, a day file without a rollup (written before rollups or
+ * by a pass that crashed between them) and a rollup a crash left without its day file.
+ * RICOCHET_ROLLUP_SEED replays a run; the seed is printed.
+ */
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const NOW = Date.parse("2030-06-15T12:34:56.789Z")
+const SPAN_DAYS = 12
+const SEED = Number(process.env.RICOCHET_ROLLUP_SEED ?? Date.now() % 2 ** 31)
+const RUNS = Number(process.env.RICOCHET_ROLLUP_RUNS ?? 120)
+
+const WORKSPACES = ["ws_a", "ws_b"]
+const LINKS = [["lnk_1", "ws_a", "acme.localhost"], ["lnk_2", "ws_a", "go.acme.localhost"], ["lnk_3", "ws_a", "acme.localhost"], ["lnk_4", "ws_b", "b.localhost"]] as const
+const POOLS = {
+  country: ["US", "DE", "GB", null],
+  device: ["desktop", "mobile", "tablet"],
+  browser: ["Chrome", "Safari", "Firefox"],
+  os: ["Windows", "iOS", "Android"],
+  refererHost: ["t.co", "www.google.com", null],
+  utmSource: ["newsletter", "twitter", null],
+  utmMedium: ["email", "social", null],
+  utmCampaign: ["launch", "spring", null],
+  utmTerm: ["a", null],
+  utmContent: ["x", null]
+} as const
+const REGIONS: Record<string, ReadonlyArray<readonly [string, string]>> = { US: [["CA", "San Francisco"], ["NY", "New York"]], DE: [["BE", "Berlin"]] }
+
+let duck: DuckDBConnection
+let clicksDir: string
+let files: Array<string>
+let rollups: ReadonlyMap<string, string>
+
+/** A small PRNG so the data follows the printed seed too. */
+const prng = (seed: number) => {
+  let s = seed >>> 0 || 1
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32)
+}
+
+const rowsOf = async (sql: BoundSql) =>
+  (await duck.runAndReadAll(sql.text, [...sql.params])).getRowObjects().map((row) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v]))
+  )
+
+const writeHour = async (clicks: ReadonlyArray<ClickRecord>, name: string) => {
+  const byDir = new Map<string, Array<ClickRecord>>()
+  for (const c of clicks) byDir.set(partitionOf(c.timestamp).dir, [...(byDir.get(partitionOf(c.timestamp).dir) ?? []), c])
+  for (const [dir, list] of byDir) await writeClicksParquet(duck, list, path.join(clicksDir, dir, name))
+}
+
+beforeAll(async () => {
+  console.log(`analytics rollup property: seed ${SEED} (RICOCHET_ROLLUP_SEED=${SEED} replays it)`)
+  duck = await openDuckDb()
+  clicksDir = await tempDir("ricochet-rollup-")
+  const random = prng(SEED)
+  const pick = <T>(list: ReadonlyArray<T>): T => list[Math.floor(random() * list.length)]
+  const makeClick = (timestamp: number): ClickRecord => {
+    const [linkId, workspaceId, domain] = pick(LINKS)
+    const country = pick(POOLS.country)
+    const place = country === null ? undefined : REGIONS[country] === undefined ? undefined : pick(REGIONS[country])
+    const agent = random() < 0.2
+    return clickRecord({
+      timestamp,
+      workspaceId,
+      linkId,
+      domain,
+      slug: linkId.slice(4),
+      url: `https://example.com/${linkId}`,
+      audience: agent ? "agent" : "people",
+      country,
+      region: place?.[0] ?? null,
+      city: place?.[1] ?? null,
+      device: pick(POOLS.device),
+      browser: pick(POOLS.browser),
+      os: pick(POOLS.os),
+      refererHost: agent ? null : pick(POOLS.refererHost),
+      utmSource: pick(POOLS.utmSource),
+      utmMedium: pick(POOLS.utmMedium),
+      utmCampaign: pick(POOLS.utmCampaign),
+      utmTerm: pick(POOLS.utmTerm),
+      utmContent: pick(POOLS.utmContent),
+      visitorHash: `v${Math.floor(random() * 50)}`
+    })
+  }
+  const start = NOW - SPAN_DAYS * DAY
+  // Clicks in a few hours of each day (one DuckDB write per hour directory keeps setup short),
+  // at any minute of them, so windows still cut through hours.
+  const HOURS = [0, 5, 12, 13, 23]
+  const when = (days: number) => {
+    const t = Math.floor((start + Math.floor(random() * days) * DAY) / DAY) * DAY + pick(HOURS) * HOUR + Math.floor(random() * HOUR)
+    return Math.min(t, NOW)
+  }
+  const clicks = Array.from({ length: 3000 }, () => makeClick(when(SPAN_DAYS + 1)))
+  await writeHour(clicks, "e1-1.parquet")
+  // Finished days become day files with rollups; today's settled hours a partial day file.
+  await compactClicks(clicksDir, async (sql) => void (await duck.run(sql)), NOW, { settleMs: 0 })
+  // Late clicks into compacted days: read raw until the next pass.
+  const late = Array.from({ length: 200 }, () => makeClick(Math.max(start, when(SPAN_DAYS - 2))))
+  await writeHour(late, "e1-2.parquet")
+  // A day file whose rollup is missing (written before rollups): read raw.
+  const dayDir = path.join(clicksDir, partitionOf(NOW - 5 * DAY).dir, "..")
+  const dayFile = (await readdir(dayDir)).find((name) => name.startsWith("day-"))!
+  await rm(rollupOf(path.join(dayDir, dayFile))!)
+  // A rollup a crash left behind (its day file never named by the manifest): a copy of another
+  // day's rollup, which would double-count if it were read.
+  const otherDir = path.join(clicksDir, partitionOf(NOW - 3 * DAY).dir, "..")
+  const otherRollup = (await readdir(otherDir)).find((name) => name.startsWith("rollup-"))!
+  await copyFile(path.join(otherDir, otherRollup), path.join(otherDir, "rollup-1.parquet"))
+  files = await listClickFiles(clicksDir, start - DAY, NOW + DAY)
+  rollups = await rollupFinder()(files)
+}, 300_000)
+
+afterAll(async () => {
+  duck?.closeSync()
+  if (clicksDir !== undefined) await removeDir(clicksDir)
+})
+
+const subset = <T>(pool: ReadonlyArray<T | null>) => fc.subarray(pool.filter((v): v is T => v !== null), { maxLength: 2 })
+
+/** Filters mostly empty (as dashboards ask), sometimes one, sometimes several. */
+const filterArb = fc.record({
+  linkIds: fc.option(fc.subarray(LINKS.map(([id]) => id), { minLength: 1, maxLength: 2 }), { freq: 4 }),
+  domain: fc.option(fc.constantFrom("acme.localhost", "go.acme.localhost", "b.localhost"), { freq: 5 }),
+  countries: fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.country) }),
+  devices: fc.oneof({ weight: 8, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.device) }),
+  browsers: fc.oneof({ weight: 12, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.browser.map((b) => b.toLowerCase())) }),
+  oses: fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.os) }),
+  referers: fc.oneof({ weight: 10, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(["t.co", "WWW.GOOGLE.COM", "(direct)"]) }),
+  utmSources: fc.oneof({ weight: 10, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.utmSource) }),
+  utmMediums: fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.utmMedium) }),
+  utmCampaigns: fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: subset(POOLS.utmCampaign) }),
+  audience: fc.constantFrom(null, null, "people", "agent")
+})
+
+/** A window from an interval and plan, or any span of milliseconds over the data. */
+const windowArb = fc.oneof(
+  fc.record({ interval: fc.constantFrom(...INTERVALS), plan: fc.constantFrom(...PLANS) }).map(({ interval, plan }) => analyticsWindow(interval, plan, NOW)),
+  fc.tuple(fc.integer({ min: NOW - (SPAN_DAYS + 1) * DAY, max: NOW + HOUR }), fc.integer({ min: 0, max: 14 * DAY })).map(([fromMs, length]) => ({ fromMs, toMs: fromMs + length }))
+)
+
+describe("rollup answers are the raw answers", () => {
+  it("on random filters, windows, intervals, buckets and groupings", async () => {
+    expect(rollups.size).toBeGreaterThan(5)
+    let rolled = 0
+    await fc.assert(
+      fc.asyncProperty(
+        filterArb,
+        fc.constantFrom(...WORKSPACES),
+        windowArb,
+        fc.constantFrom<GroupBy>(...GROUP_BYS),
+        fc.constantFrom<"hour" | "day">("hour", "day"),
+        fc.integer({ min: 1, max: 30 }),
+        async (filters, workspaceId, window, groupBy, bucket, limit) => {
+          const f: ClickFilter = { workspaceId, ...window, ...filters }
+          const raw = analyticsSql(files, f, groupBy, limit, bucket)
+          const withRollups = analyticsSql(files, f, groupBy, limit, bucket, rollups)
+          if (withRollups.text.includes("rollup_set")) rolled++
+          expect(await rowsOf(withRollups)).toEqual(await rowsOf(raw))
+        }
+      ),
+      { seed: SEED, numRuns: RUNS }
+    )
+    // The property must have exercised rollups, not only the raw path.
+    expect(rolled).toBeGreaterThan(RUNS / 10)
+  }, 300_000)
+})
+
+describe("which rollup set answers a question", () => {
+  const none: ClickFilter = {
+    workspaceId: "ws_a", fromMs: 0, toMs: 1, linkIds: null, domain: null, countries: [], devices: [], browsers: [], oses: [],
+    referers: [], utmSources: [], utmMediums: [], utmCampaigns: [], audience: null
+  }
+  it.each<[string, Partial<ClickFilter>, GroupBy, string | null]>([
+    ["a count, any domain and audience", { domain: "a", audience: "agent" }, "count", "total"],
+    ["a timeseries by country", { countries: ["US"] }, "timeseries", "country"],
+    ["cities of some countries", { countries: ["US"] }, "cities", "city"],
+    ["top links", {}, "top_links", "link"],
+    ["one link's timeseries", { linkIds: ["l"] }, "timeseries", "link"],
+    ["one link by country: not rolled up together", { linkIds: ["l"] }, "countries", null],
+    ["devices of mobile clicks", { devices: ["mobile"] }, "devices", "device"],
+    ["country and device filters together", { countries: ["US"], devices: ["mobile"] }, "timeseries", null],
+    ["referers filtered by utm source", { utmSources: ["x"] }, "referers", null],
+    ["direct referers", { referers: ["(direct)"] }, "referers", "referer"]
+  ])("%s", (_, filter, groupBy, set) => {
+    expect(rollupSetFor({ ...none, ...filter }, groupBy)).toBe(set)
+  })
+})
+
+describe("rollups at compaction", () => {
+  it("go with their day file: written before the manifest names it, removed with it after the grace period", async () => {
+    const dir = await tempDir("ricochet-rollup-compaction-")
+    const connection = await openDuckDb()
+    try {
+      const run = async (sql: string) => void (await connection.run(sql))
+      const day = NOW - 3 * DAY
+      await writeClicksParquet(connection, [clickRecord({ timestamp: day }), clickRecord({ timestamp: day + HOUR })], path.join(dir, partitionOf(day).dir, "e1-1.parquet"))
+      await compactClicks(dir, run, NOW, { settleMs: 0 })
+      const dateDir = path.join(dir, partitionOf(day).dir, "..")
+      const first = (await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()
+      expect(first).toEqual([expect.stringMatching(/^day-\d+\.parquet$/), expect.stringMatching(/^rollup-\d+\.parquet$/)])
+      // A late click: the next pass writes a new day file and rollup; the old pair stays for readers, then goes.
+      await writeClicksParquet(connection, [clickRecord({ timestamp: day + 2 * HOUR })], path.join(dir, partitionOf(day + 2 * HOUR).dir, "e1-2.parquet"))
+      await compactClicks(dir, run, NOW + 1000, { settleMs: 0 })
+      const second = (await readdir(dateDir)).filter((n) => n.endsWith(".parquet"))
+      expect(second).toHaveLength(4)
+      const manifestFile = path.join(dateDir, "_day.json")
+      const old = new Date(NOW - HOUR)
+      await utimes(manifestFile, old, old)
+      await compactClicks(dir, run, NOW + 2000, { settleMs: 0 })
+      const third = (await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()
+      expect(third).toEqual([`day-${NOW + 1000}.parquet`, `rollup-${NOW + 1000}.parquet`])
+      const listed = await listClickFiles(dir, day - DAY, NOW)
+      const found = await rollupFinder()(listed)
+      expect(found.size).toBe(1)
+      const filter: ClickFilter = {
+        workspaceId: "ws_a", fromMs: day - DAY, toMs: NOW, linkIds: null, domain: null, countries: [], devices: [], browsers: [],
+        oses: [], referers: [], utmSources: [], utmMediums: [], utmCampaigns: [], audience: null
+      }
+      const question = analyticsSql(listed, filter, "count", 10, "day", found)
+      expect(question.text).toContain("rollup_set")
+      const [row] = (await connection.runAndReadAll(question.text, [...question.params])).getRowObjects()
+      expect(Number(row.clicks)).toBe(3)
+    } finally {
+      connection.closeSync()
+      await removeDir(dir)
+    }
+  }, 60_000)
+})

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest"
+import { AnswerCounts, outcomeOf } from "../../engine/ops/answerCounts.ts"
+import { type EngineSnapshot, engineMetrics } from "../../engine/ops/engineMetrics.ts"
+
+const snapshot = (over: Partial<EngineSnapshot> = {}): EngineSnapshot => ({
+  busConnected: true,
+  busReconnects: 0,
+  cacheEntries: 3,
+  cacheBytes: 1200,
+  cacheQueries: 5,
+  slugFilterRefusals: 2,
+  databaseFailures: 0,
+  staleAnswers: 0,
+  clicksAcknowledged: 10,
+  clicksRolled: 7,
+  clicksPending: 3,
+  clicksDropped: 0,
+  ...over
+})
+
+const value = (text: string, series: string): number => {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `))
+  if (line === undefined) throw new Error(`no ${series} in\n${text}`)
+  return Number(line.slice(series.length + 1))
+}
+
+describe("outcomeOf", () => {
+  it.each([[302, "redirect"], [301, "redirect"], [200, "page"], [404, "not_found"], [410, "not_found"], [401, "refused"], [503, "failure"], [304, "other"]])(
+    "%i is %s",
+    (status, outcome) => expect(outcomeOf(status)).toBe(outcome)
+  )
+})
+
+describe("engineMetrics", () => {
+  it("exports answers by outcome and status, and counters that only grow with the engine's totals", () => {
+    const answers = new AnswerCounts()
+    let now = snapshot()
+    const render = engineMetrics(answers, () => now)
+    answers.record(302)
+    answers.record(302)
+    answers.record(404)
+    const first = render()
+    expect(value(first, `ricochet_engine_answers_total{outcome="redirect",status="302"}`)).toBe(2)
+    expect(value(first, `ricochet_engine_answers_total{outcome="not_found",status="404"}`)).toBe(1)
+    expect(value(first, "ricochet_engine_clicks_acknowledged_total")).toBe(10)
+    expect(value(first, "ricochet_engine_cache_bytes")).toBe(1200)
+    expect(first).toMatch(/# TYPE ricochet_engine_answers_total counter/)
+
+    answers.record(302)
+    now = snapshot({ clicksAcknowledged: 25, busConnected: false, cacheEntries: 1 })
+    const second = render()
+    expect(value(second, `ricochet_engine_answers_total{outcome="redirect",status="302"}`)).toBe(3)
+    expect(value(second, "ricochet_engine_clicks_acknowledged_total")).toBe(25)
+    expect(value(second, "ricochet_engine_bus_connected")).toBe(0)
+    expect(value(second, "ricochet_engine_cache_entries")).toBe(1)
+  })
+})
