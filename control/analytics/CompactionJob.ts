@@ -1,5 +1,6 @@
 import { Data, Effect, Layer } from "effect"
 import { Configuration } from "../../shared/config.ts"
+import { openPostgres } from "../../shared/db/client.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { PLAN_LIMITS } from "../plans/plans.ts"
 import { ClickStore } from "./ClickStore.ts"
@@ -23,7 +24,7 @@ const longestHistoryDays = Math.max(...Object.values(PLAN_LIMITS).map((l) => l.a
 export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* Configuration
   const store = yield* ClickStore
-  const { sql, kind } = yield* Database
+  const { kind } = yield* Database
   const compact = async () => {
     const now = Date.now()
     await compactClicks(store.clicksDir, store.run, now, { settleMs: config.compactSettleSeconds * 1000 })
@@ -32,18 +33,18 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
   // The embedded database is one process and one connection: no other compactor, and no
   // connection to hold for the length of a pass.
   const pass = Effect.tryPromise({ try: async () => {
-    if (kind === "embedded") return compact()
-    const reserved = await sql.reserve()
+    if (kind === "embedded" || config.databaseUrl === undefined) return compact()
+    // The lock lives on a connection of its own, opened for the pass and closed after it (which
+    // releases the lock even if the unlock cannot be sent). Not the pool's `reserve()`: a reserve
+    // queued while its connection is closed never settles (porsager/postgres#1195), and the
+    // pass, and every one after it, waited forever once PostgreSQL came back from an outage.
+    const lock = openPostgres(config.databaseUrl, 1, config.databaseTimeoutSeconds, { idleTimeoutSeconds: 0 })
     try {
-      const [{ locked }] = await reserved<{ locked: boolean }[]>`SELECT pg_try_advisory_lock(${COMPACTION_LOCK}) AS locked`
+      const [{ locked }] = await lock<{ locked: boolean }[]>`SELECT pg_try_advisory_lock(${COMPACTION_LOCK}) AS locked`
       if (!locked) return
-      try {
-        await compact()
-      } finally {
-        await reserved`SELECT pg_advisory_unlock(${COMPACTION_LOCK})`
-      }
+      await compact()
     } finally {
-      reserved.release()
+      await lock.end({ timeout: 1 })
     }
   }, catch: (cause) => new CompactionFailed({ cause }) }).pipe(
     Effect.catchTag("CompactionFailed", (error) => Effect.logWarning("click compaction failed; the next pass retries", error.cause))

@@ -38,6 +38,17 @@ export const boundedOptions = (seconds: number) => {
 /**
  * A pool on PostgreSQL at `url`. With `timeoutSeconds`, every connection is bounded as
  * boundedOptions says; without, it waits as long as the server takes (migrations, the CLI).
+ * `idleTimeoutSeconds: 0` keeps an idle connection open (one that holds a session lock).
  */
-export const openPostgres = (url: string, max = 10, timeoutSeconds?: number): Sql =>
-  postgres(url, { ...clientOptions, ...(timeoutSeconds === undefined ? {} : boundedOptions(timeoutSeconds)), max })
+export const openPostgres = (
+  url: string,
+  max = 10,
+  timeoutSeconds?: number,
+  options: { readonly idleTimeoutSeconds?: number } = {}
+): Sql =>
+  postgres(url, {
+    ...clientOptions,
+    ...(timeoutSeconds === undefined ? {} : boundedOptions(timeoutSeconds)),
+    ...(options.idleTimeoutSeconds === undefined ? {} : { idle_timeout: options.idleTimeoutSeconds }),
+    max
+  })
