@@ -100,3 +100,26 @@ export const transaction = <A, E, R>(
       return withDeadline(settle(committed as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>))
     })
   })
+
+/**
+ * Runs `body` in a savepoint of `tx`: a failure of the body rolls back its own writes only, and
+ * is what the caller sees, while the transaction goes on. Lets one transaction (one commit) carry
+ * many independent items, as an import's batch does.
+ */
+export const savepoint = <A, E, R>(
+  tx: TransactionSql,
+  body: (sp: TransactionSql) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> =>
+  Effect.flatMap(Effect.context<R>(), (context) =>
+    Effect.suspend(() => {
+      let failed: Exit.Failure<never, E> | undefined
+      return run(() =>
+        tx.savepoint(async (sp) => {
+          const exit = await Effect.runPromiseExit(Effect.provideContext(body(sp), context))
+          if (Exit.isSuccess(exit)) return exit.value as never
+          failed = exit as Exit.Failure<never, E>
+          throw new Error("rolled back to the savepoint")
+        })
+      ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
+        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>
+    }))

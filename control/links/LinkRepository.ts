@@ -1,18 +1,18 @@
 import type { LinkBase } from "../../shared/links/shortLink.ts"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { argon2id } from "hash-wasm"
 import { randomBytes } from "node:crypto"
 import type { TransactionSql } from "postgres"
 import { Configuration } from "../../shared/config.ts"
-import { Database, type Queryable } from "../../shared/db/Database.ts"
+import { Database, type DatabaseError, type Queryable } from "../../shared/db/Database.ts"
 import { newId, randomSlug } from "../../shared/ids.ts"
 import { toLinkRecord } from "../../shared/links/linkQueries.ts"
 import { type LimitReached, type ServiceUnavailable, unknownReference, type ValidationFailed } from "../api/errors.ts"
-import { query, run, transaction, uniqueViolation } from "../db/sql.ts"
+import { query, run, savepoint, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import { linkDeletedEvent, linkEvent } from "../webhooks/eventData.ts"
 import { enqueueWebhookEvents } from "../webhooks/events.ts"
-import { ensureQuota, type Scope } from "../plans/quota.ts"
+import { ensureQuota, quotaOf, type Scope } from "../plans/quota.ts"
 import { type Cursor, encodeCursor } from "./cursor.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
 import { emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "./linkInput.ts"
@@ -33,6 +33,9 @@ export interface LinkPageRows {
   readonly nextCursor: string | null
 }
 
+/** Why one link could not be created. */
+export type CreateFailure = SlugTaken | DomainUnknown | FolderUnknown | TagUnknown | LimitReached | ValidationFailed
+
 /** Links of a workspace, in PostgreSQL; every change also writes its events to the outbox. */
 export class LinkRepository extends Context.Service<LinkRepository, {
   readonly list: (workspaceId: string, filters: ListFilters) => Effect.Effect<LinkPageRows, ServiceUnavailable>
@@ -41,7 +44,12 @@ export class LinkRepository extends Context.Service<LinkRepository, {
   readonly create: (
     scope: Scope,
     input: LinkCreate
-  ) => Effect.Effect<LinkRow, SlugTaken | DomainUnknown | FolderUnknown | TagUnknown | LimitReached | ValidationFailed | ServiceUnavailable>
+  ) => Effect.Effect<LinkRow, CreateFailure | ServiceUnavailable>
+  /** Each input created as `create` would, in one transaction; the item's own failure in its place. */
+  readonly createMany: (
+    scope: Scope,
+    inputs: ReadonlyArray<LinkCreate>
+  ) => Effect.Effect<ReadonlyArray<Result.Result<LinkRow, CreateFailure>>, ServiceUnavailable>
   readonly update: (
     scope: Scope,
     id: string,
@@ -159,54 +167,97 @@ const uniquely = <A, E>(tx: TransactionSql, statement: (sp: TransactionSql) => P
 const currentRow = (tx: TransactionSql, workspaceId: string, id: string) =>
   Effect.map(run(() => selectById(tx, workspaceId, id)), ([row]) => row!)
 
+const countLinks = (tx: TransactionSql, scope: Scope) => () =>
+  tx<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE workspace_id = ${scope.workspaceId}`
+
+/**
+ * A link's writes inside a transaction: its references checked, then `quota` (the caller's, so
+ * that the errors come in the order a single create gives them), the row, its tags and events.
+ */
+const insertLink = <EQ>(
+  tx: TransactionSql,
+  scope: Scope,
+  input: LinkCreate,
+  passwordHash: string | null,
+  base: LinkBase,
+  quota: Effect.Effect<void, EQ>
+) =>
+  Effect.gen(function*() {
+    const domain = yield* resolveDomain(tx, scope.workspaceId, input.domain)
+    yield* checkFolder(tx, scope.workspaceId, input.folderId)
+    const tagIds = yield* checkTags(tx, scope.workspaceId, input.tagIds)
+    yield* quota
+    const abTest = yield* Effect.fromResult(resolveAbTest(input.url, null, input.abTest))
+    const id = newId("lnk")
+    const values = {
+      id,
+      workspace_id: scope.workspaceId,
+      domain_id: domain.id,
+      url: input.url,
+      title: emptyToNull(input.title) ?? null,
+      description: emptyToNull(input.description) ?? null,
+      og_image_url: emptyToNull(input.ogImageUrl) ?? null,
+      folder_id: input.folderId ?? null,
+      redirect_type: input.redirectType ?? 302,
+      pass_query: input.passQuery ?? false,
+      open_in_app: input.openInApp ?? false,
+      open_in_browser: input.openInBrowser ?? false,
+      utm: jsonOrNull(tx, mergeUtm(null, input.utm)),
+      geo_rules: tx.json(normalizeGeoRules(input.geoRules ?? []) as never),
+      device_rules: tx.json((input.deviceRules ?? []) as never),
+      expires_at: input.expiresAt ?? null,
+      expired_url: input.expiredUrl ?? null,
+      ab_test: jsonOrNull(tx, abTest),
+      password_hash: passwordHash
+    }
+    // A chosen slug that is taken is the client's conflict; a random one is simply drawn again.
+    const insert = (slug: string) => uniquely(tx, (sp) => sp`INSERT INTO links ${sp({ ...values, slug })}`, () => slugTaken(domain.host, slug))
+    if (input.slug !== undefined) {
+      yield* insert(input.slug)
+    } else {
+      yield* Effect.suspend(() => insert(randomSlug())).pipe(
+        Effect.retry({ times: 10 }),
+        Effect.catchTag("SlugTaken", () => Effect.fail(new SlugTaken({ message: "Could not find a free random slug; choose one" })))
+      )
+    }
+    yield* setTags(tx, id, tagIds)
+    const row = yield* currentRow(tx, scope.workspaceId, id)
+    yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: toLinkRecord(row) }]))
+    yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(row, base), row.domain_id, scope.workspaceId)]))
+    return row
+  })
+
 const create = (scope: Scope, input: LinkCreate, base: LinkBase) =>
   Effect.gen(function*() {
     const passwordHash = (yield* passwordHashOf(input.password)) ?? null
+    return yield* transaction((tx) => insertLink(tx, scope, input, passwordHash, base, ensureQuota(tx, scope, "links", countLinks(tx, scope))))
+  })
+
+/** Failures that end a whole batch: the database, not the item. */
+const isBatchFailure = (error: { readonly _tag: string }) => error._tag === "ServiceUnavailable" || error._tag === "DatabaseError"
+
+/**
+ * Creates in one transaction (an import's batch): one commit and one quota count for all, each
+ * item in a savepoint of its own, so a failed item leaves the others and reports its own error.
+ */
+const createMany = (scope: Scope, inputs: ReadonlyArray<LinkCreate>, base: LinkBase) =>
+  Effect.gen(function*() {
+    const hashes = yield* Effect.forEach(inputs, (input) => passwordHashOf(input.password))
     return yield* transaction((tx) =>
       Effect.gen(function*() {
-        const domain = yield* resolveDomain(tx, scope.workspaceId, input.domain)
-        yield* checkFolder(tx, scope.workspaceId, input.folderId)
-        const tagIds = yield* checkTags(tx, scope.workspaceId, input.tagIds)
-        yield* ensureQuota(tx, scope, "links", () =>
-          tx<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE workspace_id = ${scope.workspaceId}`)
-        const abTest = yield* Effect.fromResult(resolveAbTest(input.url, null, input.abTest))
-        const id = newId("lnk")
-        const values = {
-          id,
-          workspace_id: scope.workspaceId,
-          domain_id: domain.id,
-          url: input.url,
-          title: emptyToNull(input.title) ?? null,
-          description: emptyToNull(input.description) ?? null,
-          og_image_url: emptyToNull(input.ogImageUrl) ?? null,
-          folder_id: input.folderId ?? null,
-          redirect_type: input.redirectType ?? 302,
-          pass_query: input.passQuery ?? false,
-          open_in_app: input.openInApp ?? false,
-          open_in_browser: input.openInBrowser ?? false,
-          utm: jsonOrNull(tx, mergeUtm(null, input.utm)),
-          geo_rules: tx.json(normalizeGeoRules(input.geoRules ?? []) as never),
-          device_rules: tx.json((input.deviceRules ?? []) as never),
-          expires_at: input.expiresAt ?? null,
-          expired_url: input.expiredUrl ?? null,
-          ab_test: jsonOrNull(tx, abTest),
-          password_hash: passwordHash
+        const quota = yield* quotaOf(tx, scope, "links", countLinks(tx, scope))
+        const results: Array<Result.Result<LinkRow, CreateFailure>> = []
+        for (const [i, input] of inputs.entries()) {
+          const result = yield* Effect.result(savepoint(tx, (sp) => insertLink(sp, scope, input, hashes[i] ?? null, base, quota.check)))
+          if (Result.isFailure(result)) {
+            if (isBatchFailure(result.failure)) return yield* Effect.fail(result.failure as ServiceUnavailable | DatabaseError)
+            results.push(Result.fail(result.failure as CreateFailure))
+          } else {
+            quota.taken()
+            results.push(Result.succeed(result.success))
+          }
         }
-        // A chosen slug that is taken is the client's conflict; a random one is simply drawn again.
-        const insert = (slug: string) => uniquely(tx, (sp) => sp`INSERT INTO links ${sp({ ...values, slug })}`, () => slugTaken(domain.host, slug))
-        if (input.slug !== undefined) {
-          yield* insert(input.slug)
-        } else {
-          yield* Effect.suspend(() => insert(randomSlug())).pipe(
-            Effect.retry({ times: 10 }),
-            Effect.catchTag("SlugTaken", () => Effect.fail(new SlugTaken({ message: "Could not find a free random slug; choose one" })))
-          )
-        }
-        yield* setTags(tx, id, tagIds)
-        const row = yield* currentRow(tx, scope.workspaceId, id)
-        yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: toLinkRecord(row) }]))
-        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(row, base), row.domain_id, scope.workspaceId)]))
-        return row
+        return results
       })
     )
   })
@@ -303,6 +354,7 @@ export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(funct
         sql<LinkRow[]>`${select(sql)} WHERE l.workspace_id = ${workspaceId} AND d.host = ${host.toLowerCase()} AND l.slug = ${slug}`
       ).pipe(Effect.flatMap(([row]) => found(row)), withDatabase),
     create: (scope, input) => withDatabase(create(scope, input, linkBase)),
+    createMany: (scope, inputs) => withDatabase(createMany(scope, inputs, linkBase)),
     update: (scope, id, input) => withDatabase(update(scope, id, input, linkBase)),
     remove: (workspaceId, id) => withDatabase(remove(workspaceId, id))
   })

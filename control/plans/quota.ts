@@ -10,12 +10,23 @@ export interface Scope {
 }
 
 /**
- * Inside a create's transaction: serialises the workspace's creates of one kind (so two at once
- * cannot both pass the limit), then fails with LimitReached when `count` has reached the plan's.
+ * Inside a transaction that creates `resource`s: serialises the workspace's creates of that kind
+ * (so two transactions cannot both pass the limit) and counts what exists once. `check` then fails
+ * with LimitReached once the plan's limit is reached; `taken` counts a create of this transaction.
  */
-export const ensureQuota = (tx: TransactionSql, scope: Scope, resource: LimitedResource, count: () => PromiseLike<ReadonlyArray<{ n: number }>>) =>
+export const quotaOf = (tx: TransactionSql, scope: Scope, resource: LimitedResource, count: () => PromiseLike<ReadonlyArray<{ n: number }>>) =>
   Effect.gen(function*() {
     yield* run(() => tx`SELECT pg_advisory_xact_lock(hashtext(${`${resource}:${scope.workspaceId}`}))`)
     const [{ n }] = yield* run(count)
-    if (n >= PLAN_LIMITS[scope.plan][resource]) return yield* limitReached(scope.plan, resource)
+    let used = n
+    return {
+      check: Effect.suspend(() => (used >= PLAN_LIMITS[scope.plan][resource] ? Effect.fail(limitReached(scope.plan, resource)) : Effect.void)),
+      taken: () => {
+        used++
+      }
+    }
   })
+
+/** One create's quota: fails with LimitReached when the plan's limit is reached (see quotaOf). */
+export const ensureQuota = (tx: TransactionSql, scope: Scope, resource: LimitedResource, count: () => PromiseLike<ReadonlyArray<{ n: number }>>) =>
+  Effect.flatMap(quotaOf(tx, scope, resource, count), (quota) => quota.check)

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Result } from "effect"
 import { hostname } from "node:os"
 import { randomBytes } from "node:crypto"
 import { Database } from "../../../shared/db/Database.ts"
@@ -8,7 +8,8 @@ import type { Plan } from "../../plans/plans.ts"
 import { decodeLinkCreate } from "../bulk.ts"
 import { TagUnknown } from "../errors.ts"
 import { checkLinkPlan } from "../linkInput.ts"
-import { LinkRepository, LinkRepositoryLayer } from "../LinkRepository.ts"
+import { type CreateFailure, LinkRepository, LinkRepositoryLayer } from "../LinkRepository.ts"
+import type { LinkCreate } from "../schema.ts"
 import type { ImportRow } from "./columns.ts"
 import { ImportJobRepository, type Progress } from "./ImportJobRepository.ts"
 import { parseUpload } from "./parseUpload.ts"
@@ -50,12 +51,16 @@ type Outcome = "created" | "skipped" | { readonly error: ErrorBody }
 const bodyOf = (error: { code: string; message: string; issues?: ReadonlyArray<FieldIssue> | undefined }): ErrorBody =>
   error.issues === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, issues: error.issues }
 
+/** Rows created in one transaction: one commit for all, short enough not to hold the database long. */
+const CREATE_CHUNK = 25
+
 /**
- * One row, as POST /v1/links would take it (same validation, plan gates and quota). A row whose
- * slug is taken on its domain is skipped, and so is a row without a slug whose url the domain
- * already has a link to: running a file again creates nothing twice.
+ * One row as POST /v1/links would take it (same validation and plan gates), up to the create: the
+ * link input, or the row's outcome already. A row without a slug whose url the domain already
+ * has a link to is skipped (and so is the second of two such rows in one batch): running a file
+ * again creates nothing twice.
  */
-const importRow = (links: LinkRepository["Service"], ws: Workspace, data: ImportRow): Effect.Effect<Outcome, ServiceUnavailable, Database> =>
+const prepareRow = (ws: Workspace, data: ImportRow, batchUrls: Set<string>) =>
   Effect.gen(function*() {
     const host = data.domain !== undefined && ws.hosts.has(data.domain) ? data.domain : undefined
     const tagIds: Array<string> = []
@@ -74,20 +79,45 @@ const importRow = (links: LinkRepository["Service"], ws: Workspace, data: Import
     const denied = checkLinkPlan(ws.plan, input)
     if (denied !== undefined) return yield* denied
     if (input.slug === undefined) {
-      const domainId = ws.hosts.get(host ?? ws.primaryHost)
+      const domainId = ws.hosts.get(host ?? ws.primaryHost) ?? ""
+      const key = `${domainId} ${input.url}`
+      if (batchUrls.has(key)) return "skipped" as const
       const [existing] = yield* query((sql) =>
-        sql`SELECT 1 FROM links WHERE domain_id = ${domainId ?? ""} AND md5(url) = md5(${input.url}) AND url = ${input.url} LIMIT 1`)
+        sql`SELECT 1 FROM links WHERE domain_id = ${domainId} AND md5(url) = md5(${input.url}) AND url = ${input.url} LIMIT 1`)
       if (existing !== undefined) return "skipped" as const
+      batchUrls.add(key)
     }
-    yield* links.create({ workspaceId: ws.id, plan: ws.plan }, input)
-    return "created" as const
+    return input
   }).pipe(
-    Effect.catch((error): Effect.Effect<Outcome, ServiceUnavailable> => {
-      if (error._tag === "ServiceUnavailable") return Effect.fail(error)
-      if (error._tag === "SlugTaken" && (data.input.slug !== undefined)) return Effect.succeed("skipped")
-      return Effect.succeed({ error: bodyOf(error) })
-    })
+    Effect.catch((error): Effect.Effect<Outcome, ServiceUnavailable> =>
+      error._tag === "ServiceUnavailable" ? Effect.fail(error) : Effect.succeed({ error: bodyOf(error) }))
   )
+
+/** A create's failure as the row's outcome: a chosen slug already taken means the row was imported before. */
+const outcomeOf = (data: ImportRow, result: Result.Result<unknown, CreateFailure>): Outcome => {
+  if (Result.isSuccess(result)) return "created"
+  if (result.failure._tag === "SlugTaken" && data.input.slug !== undefined) return "skipped"
+  return { error: bodyOf(result.failure) }
+}
+
+/** The outcome of each row of a batch, in order; the creates run CREATE_CHUNK to a transaction. */
+const importRows = (links: LinkRepository["Service"], ws: Workspace, rows: ReadonlyArray<{ data: ImportRow }>) =>
+  Effect.gen(function*() {
+    const batchUrls = new Set<string>()
+    const outcomes: Array<Outcome> = []
+    const toCreate: Array<{ index: number; input: LinkCreate }> = []
+    for (const [index, { data }] of rows.entries()) {
+      const prepared = yield* prepareRow(ws, data, batchUrls)
+      if (typeof prepared === "string" || "error" in prepared) outcomes[index] = prepared
+      else toCreate.push({ index, input: prepared })
+    }
+    for (let i = 0; i < toCreate.length; i += CREATE_CHUNK) {
+      const chunk = toCreate.slice(i, i + CREATE_CHUNK)
+      const results = yield* links.createMany({ workspaceId: ws.id, plan: ws.plan }, chunk.map((item) => item.input))
+      for (const [j, result] of results.entries()) outcomes[chunk[j]!.index] = outcomeOf(rows[chunk[j]!.index]!.data, result)
+    }
+    return outcomes
+  })
 
 /**
  * Runs import jobs: claims the oldest unfinished one (any control process may, one at a time per
@@ -112,11 +142,10 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
         const rows = ws === undefined ? [] : all.slice(rowsDone, rowsDone + BATCH)
         if (rows.length === 0) return yield* jobs.finish(job.id, owner)
         const progress: { created: number; skipped: number; failures: Array<Progress["failures"][number]> } = { created: 0, skipped: 0, failures: [] }
-        for (const { row, data } of rows) {
-          const outcome = yield* importRow(links, ws!, data)
+        for (const [i, outcome] of (yield* importRows(links, ws!, rows)).entries()) {
           if (outcome === "created") progress.created++
           else if (outcome === "skipped") progress.skipped++
-          else progress.failures.push({ row, error: outcome.error })
+          else progress.failures.push({ row: rows[i]!.row, error: outcome.error })
         }
         rowsDone += rows.length
         const held = yield* jobs.advance(job.id, owner, LEASE_SECONDS, { rowsDone, ...progress })
