@@ -7,6 +7,7 @@ import { openEmbedded } from "../control/db/embedded.ts"
 import { migrate } from "../control/db/migrate.ts"
 import type { Plan } from "../control/plans/plans.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.ts"
+import { portProblem } from "../shared/startup/ports.ts"
 
 const fail = (message: string, code = 1): never => {
   console.error(`ricochet: ${message}`)
@@ -194,6 +195,9 @@ const main = async () => {
   }
   // The processes' code is loaded only to run them: administrative commands start quicker without it.
   if (noun === "control" && verb === undefined) {
+    // Before anything is written (a first start creates the workspace and prints its key once).
+    const taken = await portProblem(config.listenHost, [{ port: config.apiPort, variable: "RICOCHET_API_PORT", what: "API" }])
+    if (taken !== undefined) return fail(taken.replace(/^ricochet: /, ""))
     const [{ runProcess }, { ControlLayer }] = await Promise.all([import("../control/runProcess.ts"), import("../control/control.ts")])
     runProcess(ControlLayer(config))
     return
@@ -202,6 +206,11 @@ const main = async () => {
     if (config.databaseUrl === undefined) {
       return fail("DATABASE_URL must be set to run an engine alone (the embedded database lives inside `npm start`)")
     }
+    const taken = await portProblem(config.listenHost, [
+      { port: config.enginePort, variable: "RICOCHET_ENGINE_PORT", what: "short links" },
+      { port: config.engineAdminPort, variable: "RICOCHET_ENGINE_ADMIN_PORT", what: "engine health and metrics" }
+    ])
+    if (taken !== undefined) return fail(taken.replace(/^ricochet: /, ""))
     if (config.natsUrl === undefined) {
       console.error("ricochet: NATS_URL is not set: this engine sees changes only when its cache entries expire (RICOCHET_CACHE_TTL_SECONDS)")
     }

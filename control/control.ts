@@ -18,6 +18,7 @@ import { WebhookDeliveryWorker } from "./webhooks/DeliveryWorker.ts"
 import { ensureFirstWorkspace, type FirstStart as FirstStartWorkspace } from "./workspaces/provisioning.ts"
 import { reachableHost, startBlock } from "../shared/startup/startBlock.ts"
 import { shortLinkUrl } from "../shared/links/shortLink.ts"
+import { printPlain } from "../shared/logging/installLogging.ts"
 
 export const DatabaseLayer = (config: RicochetConfig) =>
   config.databaseUrl
@@ -40,7 +41,7 @@ const FirstStart = Layer.effect(FirstWorkspace)(Effect.gen(function*() {
     try: () => ensureFirstWorkspace(sql, config.shortDomain, config.adminEmail),
     catch: (cause) => new DatabaseError({ cause })
   })
-  if (created !== undefined) console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}, plan ${created.workspace.plan}).`)
+  if (created !== undefined) printPlain(`Created workspace "${created.workspace.name}" (${created.workspace.id}, plan ${created.workspace.plan}).`)
   return { created }
 }))
 
@@ -114,7 +115,7 @@ export const Ready = (withEngine: boolean) => Layer.effectDiscard(Effect.gen(fun
   const config = yield* Configuration
   const { kind } = yield* Database
   const { created } = yield* FirstWorkspace
-  console.log(startBlock(`Ricochet is running${withEngine ? "" : " (control only)"}`, startLines(config, kind, created, withEngine)))
+  printPlain(startBlock(`Ricochet is running${withEngine ? "" : " (control only)"}`, startLines(config, kind, created, withEngine)))
 }))
 
 /** What control and an engine in the same process share: config, database, bus; and control's domains, DNS verifier and click store. */

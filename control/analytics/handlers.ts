@@ -4,6 +4,7 @@ import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { Api } from "../api/Api.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
+import { observeAnalyticsQuery } from "../ops/metrics.ts"
 import { answerAnalytics } from "./answer.ts"
 import { ClickStore } from "./ClickStore.ts"
 import type { AnalyticsResponse } from "./schema.ts"
@@ -14,7 +15,7 @@ export const AnalyticsHandlers = HttpApiBuilder.group(Api, "analytics", (handler
     const config = yield* Configuration
     const database = yield* Database
     return handlers.handle("query", ({ query }) =>
-      Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => answerAnalytics(principal, query)).pipe(
+      Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => observeAnalyticsQuery(query.groupBy ?? "count", answerAnalytics(principal, query))).pipe(
         // Breakdown rows are built from the query's columns; the success schema checks them as they go out.
         Effect.map((answer) => answer as typeof AnalyticsResponse.Type),
         Effect.provideService(ClickStore, store),

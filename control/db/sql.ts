@@ -3,6 +3,7 @@ import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 import { ServiceUnavailable } from "../api/errors.ts"
+import { observeDatabaseCall } from "../ops/metrics.ts"
 import { afterDatabaseCall } from "../outbox/signal.ts"
 
 /**
@@ -63,7 +64,7 @@ export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Ef
 
 /** One call on the pool, within the deadline. */
 export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable, Database> =>
-  onPool((sql) => run(() => call(sql)))
+  observeDatabaseCall(onPool((sql) => run(() => call(sql))))
 
 /** A unique violation of the statement(s) is `onTaken` (a name or slug already used). */
 export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.Effect<A, E | DatabaseError>) =>
@@ -97,7 +98,7 @@ export const transaction = <A, E, R>(
         })
       ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
         failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause)))
-      return withDeadline(settle(committed as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>))
+      return observeDatabaseCall(withDeadline(settle(committed as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>)))
     })
   })
 

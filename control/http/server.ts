@@ -31,6 +31,7 @@ import { WebhooksHandlers } from "../webhooks/handlers.ts"
 import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
 import { readinessRoute } from "./readiness.ts"
+import { observeRequest } from "./requestObservation.ts"
 import { answerWhileStarting } from "./startingUp.ts"
 import { isDecodablePath } from "./requestPath.ts"
 
@@ -74,7 +75,7 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const undecodableV1Path = yield* admitted("general", Effect.fail(new BadRequest({ message: undecodable })))
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
   yield* router.addGlobalMiddleware((app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-    answerUnexpected(
+    observeRequest(answerUnexpected(
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (isDecodablePath(request.url)) return yield* app
@@ -82,7 +83,7 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
         return HttpServerResponse.jsonUnsafe({ error: { code: "bad_request", message: undecodable } }, { status: 400 })
       }),
       (reason) => reason._tag !== "Die"
-    ))
+    )))
   let document: HttpServerResponse.HttpServerResponse | undefined
   yield* router.add("GET", "/v1/openapi.json", yield* admitted("anonymous", Effect.sync(() => (document ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(Api))))))
   yield* router.add(

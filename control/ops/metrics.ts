@@ -1,4 +1,4 @@
-import { Effect, Metric } from "effect"
+import { Effect, Exit, Metric, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 
@@ -19,6 +19,73 @@ const domainChecks = Metric.counter("ricochet_control_domain_checks_total", {
 
 export const countDomainCheck = (result: string) =>
   Metric.update(Metric.withAttributes(domainChecks, { result }), 1)
+
+/** Seconds: from a millisecond API answer to the database deadline and past it. */
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+const apiRequests = Metric.counter("ricochet_control_http_requests_total", {
+  description: "HTTP requests answered by control, by method, route (the declared path template) and status",
+  incremental: true
+})
+const apiLatency = Metric.histogram("ricochet_control_http_request_duration_seconds", {
+  description: "Time from a request's arrival to its answer, by method and route",
+  boundaries: SECONDS
+})
+const rateLimitRefusals = Metric.counter("ricochet_control_rate_limit_refusals_total", {
+  description: "Requests refused 429 by a rate limit, by route",
+  incremental: true
+})
+
+/** One answered request: its count, latency and, for a 429, the refusal. */
+export const countApiRequest = (method: string, route: string, status: number, seconds: number) =>
+  Effect.all([
+    Metric.update(Metric.withAttributes(apiRequests, { method, route, status: String(status) }), 1),
+    Metric.update(Metric.withAttributes(apiLatency, { method, route }), seconds),
+    status === 429 ? Metric.update(Metric.withAttributes(rateLimitRefusals, { route }), 1) : Effect.void
+  ], { discard: true })
+
+const databaseCalls = Metric.histogram("ricochet_control_db_query_duration_seconds", {
+  description: "Database calls of the API and background jobs (a query, or a whole transaction) by outcome: ok, unavailable, error",
+  boundaries: SECONDS
+})
+const databaseInFlight = Metric.gauge("ricochet_control_db_calls_in_flight", {
+  description: "Database calls waiting for an answer now: how much of the pool is in use"
+})
+let inFlight = 0
+
+/** Around one database call: in flight while it runs, then its time by outcome. */
+export const observeDatabaseCall = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    const started = performance.now()
+    inFlight++
+    return Effect.andThen(Metric.update(databaseInFlight, inFlight), call).pipe(
+      Effect.onExit((exit) => {
+        inFlight--
+        const outcome = Exit.isSuccess(exit)
+          ? "ok"
+          : exit.cause.reasons.some((reason) => reason._tag === "Fail" && Predicate.isTagged(reason.error, "ServiceUnavailable"))
+          ? "unavailable"
+          : "error"
+        return Effect.all([
+          Metric.update(databaseInFlight, inFlight),
+          Metric.update(Metric.withAttributes(databaseCalls, { outcome }), (performance.now() - started) / 1000)
+        ], { discard: true })
+      })
+    )
+  })
+
+const analyticsQueries = Metric.histogram("ricochet_control_analytics_query_duration_seconds", {
+  description: "Analytics questions answered by DuckDB, by groupBy",
+  boundaries: SECONDS
+})
+
+/** Times one analytics question. */
+export const observeAnalyticsQuery = <A, E, R>(groupBy: string, question: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    const started = performance.now()
+    return Effect.onExit(question, () =>
+      Metric.update(Metric.withAttributes(analyticsQueries, { groupBy }), (performance.now() - started) / 1000))
+  })
 
 /** GET /metrics on control's port: every Effect metric of this process in the Prometheus text format. */
 export const metricsRoute = Effect.map(

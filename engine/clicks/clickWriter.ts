@@ -6,6 +6,7 @@ import { SpoolSink } from "./spoolSink.ts"
 import { type ToMain, ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import { clickAt, type ClickWriterOptions } from "./clickWriterProtocol.ts"
+import { installConsoleLogging } from "../../shared/logging/installLogging.ts"
 
 /**
  * The click writer thread (docs/architecture.md#how-a-click-becomes-a-row). It owns
@@ -13,6 +14,8 @@ import { clickAt, type ClickWriterOptions } from "./clickWriterProtocol.ts"
  * the visitor hash, the spool and its fsyncs, and the roll to Parquet. The thread serving
  * redirects only hands over the raw facts.
  */
+// The thread's own console: its lines in the format the process chose (passed on in the environment).
+installConsoleLogging()
 const options = workerData as ClickWriterOptions
 const port = parentPort!
 const send = (message: ToMain) => port.postMessage(message)

@@ -82,6 +82,35 @@ describe("embedded default", () => {
     }
   }, 60_000)
 
+  it.each([
+    ["control", "RICOCHET_API_PORT", "API", {}],
+    ["engine", "RICOCHET_ENGINE_PORT", "short links", { DATABASE_URL: "postgres://127.0.0.1:1/never" }],
+    ["engine", "RICOCHET_ENGINE_ADMIN_PORT", "engine health and metrics", { DATABASE_URL: "postgres://127.0.0.1:1/never" }]
+  ] as const)("ricochet %s alone refuses a taken %s in one line, before anything is written", async (role, variable, what, env) => {
+    const holder = createServer()
+    const port = await new Promise<number>((resolve) => holder.listen(0, "127.0.0.1", () => resolve((holder.address() as AddressInfo).port)))
+    const dir = path.join(await tempDir(), "data")
+    dirs.push(path.dirname(dir))
+    try {
+      const start = runTs("cli/ricochet.ts", [role], {
+        RICOCHET_DATA_DIR: dir,
+        DATABASE_URL: undefined,
+        NATS_URL: undefined,
+        RICOCHET_LISTEN_HOST: "127.0.0.1",
+        RICOCHET_API_PORT: String(await freePort()),
+        RICOCHET_ENGINE_PORT: String(await freePort()),
+        RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+        ...env,
+        [variable]: String(port)
+      })
+      expect(await start.exited).toBe(1)
+      expect(start.output().trim()).toBe(`ricochet: port ${port} (${what}) is already in use on 127.0.0.1; set ${variable} to another port`)
+      expect(existsSync(dir)).toBe(false)
+    } finally {
+      holder.close()
+    }
+  }, 60_000)
+
   it("provisions with the CLI when no server is running", async () => {
     const dir = await tempDir()
     dirs.push(dir)
