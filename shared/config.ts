@@ -30,6 +30,8 @@ export interface RicochetConfig {
   readonly natsUrl: string | undefined
   /** Take the client address from the last X-Forwarded-For entry (only behind a proxy you run). */
   readonly trustProxy: boolean
+  /** RICOCHET_LOG_FORMAT; unset: pretty on a terminal, JSON otherwise (shared/logging). */
+  readonly logFormat: "json" | "pretty" | undefined
   /** Control: the first start's admin user signs in with this email. */
   readonly adminEmail: string
   /** Control: a session unused this long is over. */
@@ -89,6 +91,12 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/
+
+const logFormat = (env: Env, name: string): "json" | "pretty" | undefined => {
+  const value = nonEmpty(env, name)?.toLowerCase()
+  if (value === undefined || value === "json" || value === "pretty") return value
+  throw new ConfigError(name, `must be json or pretty (got ${JSON.stringify(value)})`)
+}
 
 const nonEmpty = (env: Env, name: string): string | undefined => {
   const value = env[name]
@@ -244,6 +252,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     databaseTimeoutSeconds: positiveNumber(env, "RICOCHET_DB_TIMEOUT_SECONDS", 5),
     natsUrl: url(env, "NATS_URL", ["nats", "tls", "ws", "wss"]),
     trustProxy: bool(env, "RICOCHET_TRUST_PROXY"),
+    logFormat: logFormat(env, "RICOCHET_LOG_FORMAT"),
     adminEmail: email(env, "RICOCHET_ADMIN_EMAIL") ?? "admin@localhost",
     sessionIdleHours: positiveNumber(env, "RICOCHET_SESSION_IDLE_HOURS", 168),
     publicOrigin: origin(env, "RICOCHET_PUBLIC_ORIGIN"),

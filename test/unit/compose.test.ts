@@ -122,10 +122,16 @@ describe("compose.yaml", () => {
       expect(error instanceof ConfigError ? error.message : error).toBeUndefined()
     })
 
-    it("publishes the port it listens on", () => {
+    it("publishes the ports it listens on (an engine's operator port on loopback only)", () => {
       const config = configOf(env)
-      const listens = roleOf(service) === "engine" ? [config.enginePort] : roleOf(service) === "control" ? [config.apiPort] : [config.apiPort, config.enginePort]
+      const listens = roleOf(service) === "engine"
+        ? [config.enginePort, config.engineAdminPort]
+        : roleOf(service) === "control"
+        ? [config.apiPort]
+        : [config.apiPort, config.enginePort, config.engineAdminPort]
       expect(publishedPorts(service).map((p) => p.container).sort()).toEqual(listens.sort())
+      const operator = (service.ports ?? []).filter((port) => String(port).endsWith(`:${config.engineAdminPort}`))
+      for (const port of operator) expect(String(port)).toMatch(/^127\.0\.0\.1:/)
     })
 
     it("uses the postgres and nats services", () => {
