@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
-import { AdminCommandError, type AdminCommand, runAdminCommand, sendAdminCommand } from "../control/admin/adminChannel.ts"
+import { Cause, Effect, Exit } from "effect"
+import type { Sql } from "postgres"
+import { type AdminCommand, type AdminOutcome, sendAdminCommand } from "../control/admin/adminChannel.ts"
+import { runAdminCommandOn } from "../control/admin/runAdminCommand.ts"
 import { openPostgres } from "../shared/db/client.ts"
 import { openEmbedded } from "../control/db/embedded.ts"
 import { migrate } from "../control/db/migrate.ts"
@@ -19,12 +22,21 @@ const fail = (message: string, code = 1): never => {
  * embedded default through the running server's admin channel, or by opening the data directory
  * when no server runs.
  */
-const provision = async (config: RicochetConfig, command: AdminCommand, creates: boolean): Promise<unknown> => {
+const provision = async (config: RicochetConfig, command: AdminCommand, creates: boolean): Promise<AdminOutcome> => {
+  // The CLI owns this database for one command: no API deadline.
+  const runOn = async (sql: Sql, kind: "embedded" | "postgres"): Promise<AdminOutcome> => {
+    const exit = await Effect.runPromiseExit(runAdminCommandOn({ sql, kind, queryTimeoutMs: undefined }, config.shortDomain, command))
+    if (Exit.isSuccess(exit)) return { result: exit.value }
+    const refusal = Cause.findErrorOption(exit.cause)
+    if (refusal._tag === "Some") return { refused: refusal.value.message }
+    // A bug: main() prints it as an unexpected failure.
+    throw Cause.squash(exit.cause)
+  }
   if (config.databaseUrl !== undefined) {
     const sql = openPostgres(config.databaseUrl, 2)
     try {
       await migrate(sql)
-      return await runAdminCommand(sql, config.shortDomain, command)
+      return await runOn(sql, "postgres")
     } finally {
       await sql.end({ timeout: 5 })
     }
@@ -33,12 +45,12 @@ const provision = async (config: RicochetConfig, command: AdminCommand, creates:
   if (viaServer !== undefined) return viaServer
   // A mistyped RICOCHET_DATA_DIR must not quietly become a second, empty installation.
   if (!creates && !existsSync(path.join(config.dataDir, "pg"))) {
-    throw new AdminCommandError(`No database in ${config.dataDir} (set RICOCHET_DATA_DIR to the server's data directory, or DATABASE_URL)`)
+    return { refused: `No database in ${config.dataDir} (set RICOCHET_DATA_DIR to the server's data directory, or DATABASE_URL)` }
   }
   const db = await openEmbedded(config.dataDir)
   try {
     await migrate(db.sql)
-    return await runAdminCommand(db.sql, config.shortDomain, command)
+    return await runOn(db.sql, "embedded")
   } finally {
     await db.close()
   }
@@ -241,14 +253,10 @@ const main = async () => {
   })()
   const command = await spec.build(values, positionals)
   if (typeof command === "string") return fail(`${noun} ${verb} ${command}\nUsage: ${spec.usage}`, 2)
-  try {
-    const result = await provision(config, command, spec.creates === true)
-    if (values.json) console.log(JSON.stringify(result))
-    else spec.print(result)
-  } catch (error) {
-    if (error instanceof AdminCommandError) return fail(error.message)
-    throw error
-  }
+  const outcome = await provision(config, command, spec.creates === true)
+  if ("refused" in outcome) return fail(outcome.refused)
+  if (values.json) console.log(JSON.stringify(outcome.result))
+  else spec.print(outcome.result)
 }
 
 main().catch((error) => fail(`unexpected failure: ${error instanceof Error ? error.stack : String(error)}`))

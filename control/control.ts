@@ -1,5 +1,6 @@
 import { Context, Data, Effect, Layer, Schedule } from "effect"
 import { startAdminChannel } from "./admin/adminChannel.ts"
+import { runAdminCommandOn } from "./admin/runAdminCommand.ts"
 import { Configuration, type RicochetConfig } from "../shared/config.ts"
 import { Database, DatabaseError } from "../shared/db/Database.ts"
 import { embeddedLayer, postgresLayer } from "./db/layers.ts"
@@ -35,12 +36,14 @@ export const signInUrl = (config: RicochetConfig) => `${config.publicOrigin ?? `
 
 /** First start: a workspace and its key, shown once in the closing block. */
 const FirstStart = Layer.effect(FirstWorkspace)(Effect.gen(function*() {
-  const { sql } = yield* Database
+  const database = yield* Database
   const config = yield* Configuration
-  const created = yield* Effect.tryPromise({
-    try: () => ensureFirstWorkspace(sql, config.shortDomain, config.adminEmail),
-    catch: (cause) => new DatabaseError({ cause })
-  })
+  // Without the API's deadline (a first start hashes a password, and may run on a slow disk); a
+  // refusal here (the admin email, say) stops the start like a database failure.
+  const created = yield* ensureFirstWorkspace(config.shortDomain, config.adminEmail).pipe(
+    Effect.provideService(Database, { ...database, queryTimeoutMs: undefined }),
+    Effect.mapError((cause) => new DatabaseError({ cause }))
+  )
   if (created !== undefined) printPlain(`Created workspace "${created.workspace.name}" (${created.workspace.id}, plan ${created.workspace.plan}).`)
   return { created }
 }))
@@ -69,12 +72,12 @@ export class AdminChannelError extends Data.TaggedError("AdminChannelError")<{ r
  * this process holds.
  */
 const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
-  const { sql, kind } = yield* Database
+  const database = yield* Database
   const config = yield* Configuration
-  if (kind !== "embedded") return
+  if (database.kind !== "embedded") return
   yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => startAdminChannel(config.dataDir, sql, config.shortDomain),
+      try: () => startAdminChannel(config.dataDir, (command) => runAdminCommandOn(database, config.shortDomain, command)),
       catch: (cause) => new AdminChannelError({ cause })
     }),
     // Cannot reject (.catch): a channel file that cannot be removed is replaced at the next start.

@@ -1,10 +1,13 @@
-import type { Sql, TransactionSql } from "postgres"
+import { Effect } from "effect"
+import type { TransactionSql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
-import { insertKey } from "../keys/keys.ts"
-import { createUser, type Role } from "../people/users.ts"
 import { type DomainRecordRow as DomainRow, toDomainRecord } from "../../shared/links/linkQueries.ts"
+import { run, transaction } from "../db/sql.ts"
+import { insertKey } from "../keys/keys.ts"
 import { writeEvents } from "../outbox/outbox.ts"
+import { checkRole, createUserOn, requireWorkspace, type Role } from "../people/users.ts"
 import type { Plan } from "../plans/plans.ts"
+import { WorkspaceNameInvalid } from "./errors.ts"
 
 export type { Role }
 
@@ -25,48 +28,56 @@ export const slugifyName = (name: string): string =>
     .slice(0, 40)
     .replace(/-+$/g, "")
 
-/** A key of its own user (no email: nobody signs in as it), as the CLI's keys have always been. */
-const insertUserWithKey = async (tx: TransactionSql, workspaceId: string, role: Role) => {
-  const userId = newId("usr")
-  await tx`INSERT INTO users (id) VALUES (${userId})`
-  await tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${userId}, ${role})`
-  const { key } = await insertKey(tx, { workspaceId, userId, name: "CLI key", role, scope: "all", createdBy: null })
-  return key
+/** A workspace's name as the CLI takes it: 1 to 100 characters once trimmed. */
+export const checkWorkspaceName = (name: string) => {
+  const trimmed = name.trim()
+  return trimmed === "" || name.length > 100
+    ? Effect.fail(new WorkspaceNameInvalid({ message: "--name must be 1 to 100 characters" }))
+    : Effect.succeed(trimmed)
 }
+
+/** A key of its own user (no email: nobody signs in as it), as the CLI's keys have always been. */
+const insertUserWithKey = (tx: TransactionSql, workspaceId: string, role: Role) =>
+  Effect.gen(function*() {
+    const userId = newId("usr")
+    yield* run(() => tx`INSERT INTO users (id) VALUES (${userId})`)
+    yield* run(() => tx`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${userId}, ${role})`)
+    const { key } = yield* run(() => insertKey(tx, { workspaceId, userId, name: "CLI key", role, scope: "all", createdBy: null }))
+    return key
+  })
 
 /**
  * A workspace with its admin, that admin's key, and its subdomain `{slug}.{shortDomain}`:
- * verified and primary from the start, announced to the engines through the outbox.
+ * verified and primary from the start, announced to the engines through the outbox. On `tx`,
+ * the caller's transaction.
  */
-export const createWorkspace = async (
-  sql: Sql | TransactionSql,
-  input: { readonly name: string; readonly plan: Plan; readonly shortDomain: string }
-): Promise<ProvisionedWorkspace> =>
-  inTransaction(sql, async (tx) => {
+export const createWorkspaceOn = (tx: TransactionSql, input: { readonly name: string; readonly plan: Plan; readonly shortDomain: string }) =>
+  Effect.gen(function*() {
     const base = slugifyName(input.name) || "workspace"
     let slug = base
     // Names repeat; slugs (and so subdomains) may not.
     for (let attempt = 0; ; attempt++) {
-      const taken = await tx`SELECT 1 FROM workspaces WHERE slug = ${slug}
-                             UNION ALL SELECT 1 FROM domains WHERE host = ${`${slug}.${input.shortDomain}`}`
+      const candidate = slug
+      const taken = yield* run(() => tx`SELECT 1 FROM workspaces WHERE slug = ${candidate}
+                                        UNION ALL SELECT 1 FROM domains WHERE host = ${`${candidate}.${input.shortDomain}`}`)
       if (taken.length === 0) break
       slug = `${base}-${attempt < 3 ? attempt + 2 : randomBase62(6).toLowerCase()}`
     }
     const id = newId("ws")
-    await tx`INSERT INTO workspaces (id, name, slug, plan) VALUES (${id}, ${input.name}, ${slug}, ${input.plan})`
+    yield* run(() => tx`INSERT INTO workspaces (id, name, slug, plan) VALUES (${id}, ${input.name}, ${slug}, ${input.plan})`)
     const host = `${slug}.${input.shortDomain}`
-    const [domain] = await tx<DomainRow[]>`
+    const [domain] = yield* run(() => tx<DomainRow[]>`
       INSERT INTO domains (id, workspace_id, host, kind, status, is_primary, verified_at, verification_token)
       VALUES (${newId("dom")}, ${id}, ${host}, 'subdomain', 'verified', true, now(), ${randomBase62(32)})
-      RETURNING id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url`
-    await writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain) }])
-    const apiKey = await insertUserWithKey(tx, id, "admin")
-    return { workspace: { id, name: input.name, slug, plan: input.plan }, domain: host, apiKey }
-  }) as Promise<ProvisionedWorkspace>
+      RETURNING id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url`)
+    yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain!) }]))
+    const apiKey = yield* insertUserWithKey(tx, id, "admin")
+    return { workspace: { id, name: input.name, slug, plan: input.plan }, domain: host, apiKey } satisfies ProvisionedWorkspace
+  })
 
-/** A transaction of its own, or a savepoint when the caller already holds one. */
-const inTransaction = <A>(sql: Sql | TransactionSql, run: (tx: TransactionSql) => Promise<A>): Promise<A> =>
-  ("savepoint" in sql ? sql.savepoint(run) : sql.begin(run)) as Promise<A>
+/** createWorkspaceOn in a transaction of its own. */
+export const createWorkspace = (input: { readonly name: string; readonly plan: Plan; readonly shortDomain: string }) =>
+  transaction((tx) => createWorkspaceOn(tx, input))
 
 export interface FirstStart extends ProvisionedWorkspace {
   readonly admin: { readonly email: string; readonly password: string }
@@ -77,32 +88,33 @@ export interface FirstStart extends ProvisionedWorkspace {
  * admin person who signs in with `adminEmail` and a generated password. Under a lock, so control
  * processes starting together on an empty database create exactly one.
  */
-export const ensureFirstWorkspace = (sql: Sql, shortDomain: string, adminEmail: string): Promise<FirstStart | undefined> =>
-  sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(7342002)`
-    const [any] = await tx`SELECT 1 FROM workspaces LIMIT 1`
-    if (any !== undefined) return undefined
-    const created = await createWorkspace(tx, { name: "My workspace", plan: "pro", shortDomain })
-    const admin = await createUser(tx, { email: adminEmail, workspaceId: created.workspace.id, role: "admin" })
-    // The printed key is the admin's own (it acts as them and lists as theirs); the user made for it goes.
-    const [key] = await tx<{ user_id: string }[]>`SELECT user_id FROM api_keys WHERE workspace_id = ${created.workspace.id}`
-    await tx`UPDATE api_keys SET user_id = ${admin.user.id}, created_by = ${admin.user.id}, name = 'First key'
-             WHERE workspace_id = ${created.workspace.id}`
-    if (key !== undefined && key.user_id !== admin.user.id) await tx`DELETE FROM users WHERE id = ${key.user_id}`
-    return { ...created, admin: { email: admin.user.email, password: admin.password! } }
-  }) as Promise<FirstStart | undefined>
-
-export class UnknownWorkspaceError extends Error {}
+export const ensureFirstWorkspace = (shortDomain: string, adminEmail: string) =>
+  transaction((tx) =>
+    Effect.gen(function*() {
+      yield* run(() => tx`SELECT pg_advisory_xact_lock(7342002)`)
+      const [any] = yield* run(() => tx`SELECT 1 FROM workspaces LIMIT 1`)
+      if (any !== undefined) return undefined
+      const created = yield* createWorkspaceOn(tx, { name: "My workspace", plan: "pro", shortDomain })
+      const admin = yield* createUserOn(tx, { email: adminEmail, workspaceId: created.workspace.id, role: "admin" })
+      // The printed key is the admin's own (it acts as them and lists as theirs); the user made for it goes.
+      const [key] = yield* run(() => tx<{ user_id: string }[]>`SELECT user_id FROM api_keys WHERE workspace_id = ${created.workspace.id}`)
+      yield* run(() => tx`UPDATE api_keys SET user_id = ${admin.user.id}, created_by = ${admin.user.id}, name = 'First key'
+                          WHERE workspace_id = ${created.workspace.id}`)
+      if (key !== undefined && key.user_id !== admin.user.id) yield* run(() => tx`DELETE FROM users WHERE id = ${key.user_id}`)
+      // A first start's admin is always a new account: its password was generated.
+      return { ...created, admin: { email: admin.user.email, password: admin.password ?? "" } } satisfies FirstStart
+    })
+  )
 
 /** A new user of the workspace with the given role, and a key acting as that user. */
-export const createKey = async (
-  sql: Sql,
-  input: { readonly workspaceId: string; readonly role: Role }
-): Promise<{ readonly apiKey: string; readonly role: Role }> =>
-  sql.begin(async (tx) => {
-    const [workspace] = await tx`SELECT id FROM workspaces WHERE id = ${input.workspaceId}`
-    if (workspace === undefined) throw new UnknownWorkspaceError(`No workspace with id ${input.workspaceId}`)
-    const apiKey = await insertUserWithKey(tx, input.workspaceId, input.role)
-    return { apiKey, role: input.role }
-  }) as Promise<{ readonly apiKey: string; readonly role: Role }>
-
+export const createKey = (input: { readonly workspaceId: string; readonly role: string }) =>
+  Effect.gen(function*() {
+    const role = yield* checkRole(input.role)
+    return yield* transaction((tx) =>
+      Effect.gen(function*() {
+        yield* requireWorkspace(tx, input.workspaceId)
+        const apiKey = yield* insertUserWithKey(tx, input.workspaceId, role)
+        return { apiKey, role }
+      })
+    )
+  })

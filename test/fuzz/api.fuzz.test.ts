@@ -3,9 +3,11 @@ import * as path from "node:path"
 import postgres from "postgres"
 import qs from "qs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../../control/api/Api.ts"
-import { createKey, createWorkspace } from "../../control/workspaces/provisioning.ts"
+import { createKey, createWorkspace, type ProvisionedWorkspace } from "../../control/workspaces/provisioning.ts"
+import { Database } from "../../shared/db/Database.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
@@ -359,11 +361,13 @@ describe("fuzz: every /v1 endpoint of a real control on PostgreSQL", () => {
     }, true)
     // Provisioned as the CLI does it, without a process per workspace.
     const sql = postgres(db.url, { max: 1, onnotice: () => {} })
-    const created: Array<Awaited<ReturnType<typeof createWorkspace>>> = []
+    const onDatabase = <A, E>(effect: Effect.Effect<A, E, Database>) =>
+      Effect.runPromise(Effect.provideService(effect, Database, { sql, kind: "postgres", queryTimeoutMs: undefined }))
+    const created: Array<ProvisionedWorkspace> = []
     try {
-      for (let i = 0; i < WORKSPACES; i++) created.push(await createWorkspace(sql, { name: `Fuzz ${i}`, plan: "business", shortDomain: SHORT_DOMAIN }))
-      freeKey = (await createWorkspace(sql, { name: "Fuzz free", plan: "free", shortDomain: SHORT_DOMAIN })).apiKey
-      memberKey = (await createKey(sql, { workspaceId: created[0].workspace.id, role: "member" })).apiKey
+      for (let i = 0; i < WORKSPACES; i++) created.push(await onDatabase(createWorkspace({ name: `Fuzz ${i}`, plan: "business", shortDomain: SHORT_DOMAIN })))
+      freeKey = (await onDatabase(createWorkspace({ name: "Fuzz free", plan: "free", shortDomain: SHORT_DOMAIN }))).apiKey
+      memberKey = (await onDatabase(createKey({ workspaceId: created[0]!.workspace.id, role: "member" }))).apiKey
     } finally {
       await sql.end({ timeout: 5 })
     }

@@ -218,9 +218,11 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
    * `ricochet workspace create` does this through the running server's admin channel; the test
    * talks to that channel itself rather than start six CLI processes.
    */
-  const provision = async (plan: Plan, name: string): Promise<Workspace> =>
-    ((await sendAdminCommand(dir, { command: "workspace.create", name, plan })) as Workspace | undefined) ??
-      (await createWorkspace(ctl.env, plan, name))
+  const provision = async (plan: Plan, name: string): Promise<Workspace> => {
+    const viaServer = await sendAdminCommand(dir, { command: "workspace.create", name, plan })
+    if (viaServer !== undefined && "result" in viaServer) return viaServer.result as Workspace
+    return createWorkspace(ctl.env, plan, name)
+  }
 
   const setUp = async (created: Workspace): Promise<Scenario> => {
     const api = apiClient(ctl.baseUrl, created.apiKey)

@@ -47,6 +47,6 @@ const readText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<s
     const file = form.get("file")
     if (file === null) return yield* badRequest('The form has no "file" field')
     if (typeof file === "string") return file
-    const bytes = new Uint8Array(yield* Effect.promise(() => file.arrayBuffer()))
+    const bytes = new Uint8Array(yield* Effect.tryPromise({ try: () => file.arrayBuffer(), catch: () => badRequest('The form\'s "file" could not be read') }))
     return yield* decode(bytes, undefined)
   })
