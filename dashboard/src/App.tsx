@@ -2,7 +2,7 @@ import { lazy, type ReactNode, Suspense, useCallback, useEffect, useState } from
 import { call, preloadClient } from "./api/client.ts"
 import { useApiKey } from "./api/credentials.ts"
 import { type ApiFailure, onUnauthorized } from "./api/failure.ts"
-import { type Session, sessions } from "./api/pending.ts"
+import { type Session, sessions } from "./api/workspaceCalls.ts"
 import { SessionContext, type SignedIn } from "./session/SessionContext.tsx"
 import { SignIn } from "./session/SignIn.tsx"
 import { WorkspaceMenu } from "./session/WorkspaceMenu.tsx"

@@ -2,7 +2,6 @@ import { useEffect, useId, useState } from "react"
 import { type GroupBy, INTERVALS, type Interval } from "../../../control/analytics/schema.ts"
 import { call } from "../api/client.ts"
 import type { ApiFailure, Outcome } from "../api/failure.ts"
-import { pendingJson } from "../api/pending.ts"
 import { ErrorNote } from "../ui/controls.tsx"
 import { navigate, useLocation } from "../ui/router.tsx"
 import { fromLocalInput } from "../links/linkForm.ts"
@@ -18,14 +17,10 @@ interface AnalyticsAnswer {
 type Params = Record<string, string>
 
 /**
- * One analytics query. A custom range (start, end) is the contract of the analytics-ranges
- * branch, not yet in the declaration: those go over fetch until it is merged.
+ * One analytics query, a named interval or a custom range (start, end). The parameters come from
+ * the page's URL as text: the declaration's query schema checks them as the server would.
  */
 const query = (params: Params, groupBy: GroupBy): Promise<Outcome<AnalyticsAnswer>> => {
-  if (params.start !== undefined || params.end !== undefined) {
-    const search = new URLSearchParams({ ...params, groupBy })
-    return pendingJson<AnalyticsAnswer>("GET", `/v1/analytics?${search}`)
-  }
   const { limit, ...rest } = params
   return call((c) => c.analytics.query({ query: { ...rest, groupBy, ...(limit === undefined ? {} : { limit: Number(limit) }) } as never }))
 }

@@ -13,4 +13,5 @@ export const preloadClient = () => {
 }
 
 /** Runs one call of the typed client of the API's declaration; see typedClient.ts. */
-export const call = async <A, E>(f: (client: Client) => Effect.Effect<A, E>): Promise<Outcome<A>> => (await typedClient()).call(f)
+export const call = async <A, E>(f: (client: Client) => Effect.Effect<A, E>, quiet = false): Promise<Outcome<A>> =>
+  (await typedClient()).call(f, quiet)

@@ -48,12 +48,16 @@ const toFailure = (error: unknown): ApiFailure => {
   return failed(0, "unexpected", String(error))
 }
 
-/** Runs one call of the typed client; the failure, declared or not, comes back as an ApiFailure. */
-export const call = async <A, E>(f: (client: Client) => Effect.Effect<A, E>): Promise<Outcome<A>> => {
+/**
+ * Runs one call of the typed client; the failure, declared or not, comes back as an ApiFailure.
+ * `quiet`: a 401 is an answer (is anyone signed in?), not the end of a session to report.
+ */
+export const call = async <A, E>(f: (client: Client) => Effect.Effect<A, E>, quiet = false): Promise<Outcome<A>> => {
   const exit = await Effect.runPromiseExit(
     Effect.flatMap(Effect.promise(getClient), f).pipe(Effect.provide(clientLayer))
   )
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const error = Cause.squash(exit.cause)
-  return { ok: false, failure: reportFailure(toFailure(error)) }
+  const failure = toFailure(error)
+  return { ok: false, failure: quiet ? failure : reportFailure(failure) }
 }

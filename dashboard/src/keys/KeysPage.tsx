@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react"
 import { atLeast, API_PLAN } from "../../../control/plans/plans.ts"
 import type { ApiFailure } from "../api/failure.ts"
-import { type ApiKey, keys, type Role } from "../api/pending.ts"
+import { type ApiKey, keys, type Role } from "../api/workspaceCalls.ts"
 import { useSignedIn } from "../session/SessionContext.tsx"
 import { CopyButton, ErrorNote, Field, formatDate, PlanNote } from "../ui/controls.tsx"
 
@@ -72,7 +72,7 @@ export const KeysPage = () => {
         <table>
           <caption className="visually-hidden">Keys of this workspace</caption>
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Role</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+            <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Role</th><th scope="col">Scope</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
           </thead>
           <tbody>
             {list.map((k) => (
@@ -81,6 +81,7 @@ export const KeysPage = () => {
                 <td><code>{k.prefix}…</code></td>
                 <td>{k.role}</td>
                 <td>{k.scope}</td>
+                <td>{k.createdBy === null ? "the CLI" : k.createdBy.email ?? k.createdBy.id}</td>
                 <td>{formatDate(k.createdAt)}</td>
                 <td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : "never"}</td>
                 <td>

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from "react"
 import type { ApiFailure } from "../api/failure.ts"
-import { bulk, type ImportJob } from "../api/pending.ts"
+import { bulk, type ImportJob } from "../api/workspaceCalls.ts"
 import { ErrorNote } from "../ui/controls.tsx"
 
 const FINISHED = new Set(["done"])

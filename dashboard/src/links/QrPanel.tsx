@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from "react"
 import type { Link } from "../../../control/links/schema.ts"
 import type { ApiFailure } from "../api/failure.ts"
-import { bulk } from "../api/pending.ts"
+import { bulk } from "../api/workspaceCalls.ts"
 import { download, ErrorNote } from "../ui/controls.tsx"
 
 /** The link's QR code, drawn by the API, shown and offered as SVG or PNG. */

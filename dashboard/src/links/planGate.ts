@@ -1,6 +1,6 @@
 import { checkLinkPlan } from "../../../control/links/linkInput.ts"
 import type { LinkUpdate } from "../../../control/links/schema.ts"
-import type { Session } from "../api/pending.ts"
+import type { Session } from "../api/workspaceCalls.ts"
 
 /**
  * Why a link field is unavailable on this plan, in the server's own words (the same rule the

@@ -1,5 +1,5 @@
 import { createContext, useContext } from "react"
-import type { Session } from "../api/pending.ts"
+import type { Session } from "../api/workspaceCalls.ts"
 
 /** Who is signed in, and how: a session cookie, or an API key held in memory. */
 export interface SignedIn {

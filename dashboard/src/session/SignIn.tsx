@@ -1,7 +1,7 @@
 import { useState } from "react"
 import type { ApiFailure } from "../api/failure.ts"
-import type { Session } from "../api/pending.ts"
-import { sessions } from "../api/pending.ts"
+import type { Session } from "../api/workspaceCalls.ts"
+import { sessions } from "../api/workspaceCalls.ts"
 import { ErrorNote, Field } from "../ui/controls.tsx"
 
 interface Props {

@@ -1,9 +1,11 @@
 import { useEffect, useState } from "react"
 import type { ApiFailure } from "../api/failure.ts"
-import { type Delivery, type Webhook, webhooks } from "../api/pending.ts"
+import { type Delivery, type Webhook, webhooks } from "../api/workspaceCalls.ts"
+
+type EventType = Webhook["events"][number]
 import { CopyButton, ErrorNote, Field, formatDate } from "../ui/controls.tsx"
 
-const EVENTS = ["link.created", "link.updated", "link.deleted", "link.clicked", "domain.verified", "domain.failed"] as const
+const EVENTS: ReadonlyArray<EventType> = ["link.created", "link.updated", "link.deleted", "link.clicked", "domain.verified", "domain.failed"]
 
 const Deliveries = ({ webhook }: { webhook: Webhook }) => {
   const [rows, setRows] = useState<ReadonlyArray<Delivery>>()
@@ -22,12 +24,12 @@ const Deliveries = ({ webhook }: { webhook: Webhook }) => {
         <tbody>
           {rows.map((d) => (
             <tr key={d.id}>
-              <td>{String(d.event ?? d.type ?? "")}</td>
-              <td>{String(d.status ?? "")}</td>
-              <td>{String(d.responseStatus ?? d.responseCode ?? "—")}</td>
-              <td>{d.attempts ?? "—"}</td>
+              <td>{d.event}</td>
+              <td>{d.status}{d.error === null ? "" : `: ${d.error}`}</td>
+              <td>{d.responseStatus ?? "—"}</td>
+              <td>{d.attempts}</td>
               <td>{formatDate(d.createdAt)}</td>
-              <td>{formatDate(typeof d.nextAttemptAt === "string" ? d.nextAttemptAt : null)}</td>
+              <td>{formatDate(d.nextAttemptAt)}</td>
             </tr>
           ))}
         </tbody>
@@ -40,8 +42,8 @@ const Deliveries = ({ webhook }: { webhook: Webhook }) => {
 export const WebhooksPage = () => {
   const [list, setList] = useState<ReadonlyArray<Webhook>>([])
   const [url, setUrl] = useState("")
-  const [events, setEvents] = useState<ReadonlyArray<string>>(["link.created", "link.updated", "link.deleted"])
-  const [created, setCreated] = useState<Webhook>()
+  const [events, setEvents] = useState<ReadonlyArray<EventType>>(["link.created", "link.updated", "link.deleted"])
+  const [created, setCreated] = useState<Webhook & { readonly secret: string }>()
   const [open, setOpen] = useState<string>()
   const [failure, setFailure] = useState<ApiFailure>()
   const [listFailure, setListFailure] = useState<ApiFailure>()
@@ -91,7 +93,7 @@ export const WebhooksPage = () => {
             <span className={`status ${w.enabled ? "verified" : "failed"}`}>{w.enabled ? "enabled" : "disabled"}</span>
           </header>
           {!w.enabled && w.disabledReason && <p>{w.disabledReason}</p>}
-          <p>{(w.events ?? []).join(", ")}</p>
+          <p>{w.events.join(", ")}</p>
           <div className="actions">
             {!w.enabled && (
               <button type="button" onClick={async () => {
