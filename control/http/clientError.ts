@@ -39,14 +39,49 @@ export const clientErrorResponse = (code: string | undefined): string => {
   ].join("\r\n")
 }
 
-/** Answers the server's client errors with the error body, as far as the socket allows. */
-export const answerClientErrors = <S extends Server>(server: S): S =>
-  server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
+/** How long, and how many bytes, a refused request's remaining body is read and dropped before the connection is cut. */
+export const LINGER_MS = 2_000
+export const LINGER_BYTES = 16 * 1024 * 1024
+
+/**
+ * Answers, then closes without a reset. The client may still be sending what we refused (a body
+ * behind headers over the limit): closing a socket with unread bytes makes the kernel send a
+ * reset, and a reset that reaches the client before it has read our answer discards that answer
+ * (the client sees the connection fail). So, as nginx's lingering close does, the answer is
+ * followed by our FIN and whatever still arrives is read and dropped until the client closes, for
+ * at most LINGER_MS and LINGER_BYTES.
+ */
+const answerThenLinger = (socket: Duplex, response: string) => {
+  let drained = 0
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS)
+  cut.unref()
+  socket.on("data", (chunk: Buffer) => {
+    drained += chunk.length
+    if (drained > LINGER_BYTES) socket.destroy()
+  })
+  socket.once("close", () => clearTimeout(cut))
+  socket.once("end", () => socket.destroy())
+  socket.on("error", () => socket.destroy())
+  socket.end(response)
+  socket.resume()
+}
+
+/**
+ * Answers the server's client errors with the error body, as far as the socket allows. Node's
+ * parser goes on reading a connection it refused and reports the bytes that follow as errors too:
+ * those of a connection already being answered are ignored (destroying it then would reset it).
+ */
+export const answerClientErrors = <S extends Server>(server: S): S => {
+  const answering = new WeakSet<Duplex>()
+  return server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
+    if (answering.has(socket)) return
     // A response of this connection already started: nothing sane can be written any more.
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
     if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
       socket.destroy()
       return
     }
-    socket.end(clientErrorResponse(error.code), () => socket.destroy())
+    answering.add(socket)
+    answerThenLinger(socket, clientErrorResponse(error.code))
   })
+}

@@ -340,6 +340,39 @@ describe("with sessions, keys and import (need the i12 branches merged)", () => 
     await expect.poll(() => page.getByRole("status").filter({ hasText: "created" }).textContent()).toContain("995 created")
   })
 
+  it("creates a webhook (secret shown once), lists its deliveries, re-enables it when disabled", async () => {
+    const ws = await createWorkspace(ctl.env, "pro", "Webhooks workspace")
+    const { page } = await open()
+    await signInAsNewAdmin(page, ws.workspace.id, "hooks-admin@example.test")
+    await page.getByRole("link", { name: "Webhooks", exact: true }).click()
+    await page.getByLabel("Endpoint URL").fill("https://hooks.example.com/ricochet")
+    await page.getByRole("button", { name: "Create webhook" }).click()
+    const secretNote = page.getByRole("status").filter({ hasText: "signing secret" })
+    expect(await secretNote.locator("code").textContent()).toMatch(/^whsec_/)
+    await page.getByRole("button", { name: "Done" }).click()
+
+    // A change the webhook subscribes to: one delivery (its receiver is unreachable from here, so it waits to be retried).
+    const api = apiClient(ctl.baseUrl, ws.apiKey)
+    expect((await api.post("/v1/links", { url: "https://example.com/hooked", slug: "hooked" })).status).toBe(201)
+    const webhook = page.getByRole("article", { name: "Webhook https://hooks.example.com/ricochet" })
+    await webhook.getByRole("button", { name: "Deliveries" }).click()
+    await expect.poll(async () => {
+      await webhook.getByRole("button", { name: "Deliveries" }).click()
+      await webhook.getByRole("button", { name: "Deliveries" }).click()
+      return webhook.getByRole("table").getByRole("cell", { name: "link.created" }).count()
+    }, { timeout: 20_000 }).toBe(1)
+    await screenshot(page, "webhooks")
+
+    // Disabled (as after 3 days of failures): the page offers to re-enable it.
+    const [hook] = (await api.get("/v1/webhooks")).body.data
+    expect((await api.patch(`/v1/webhooks/${hook.id}`, { enabled: false })).status).toBe(200)
+    await page.reload()
+    await webhook.getByText("disabled", { exact: true }).waitFor()
+    await webhook.getByRole("button", { name: "Re-enable" }).click()
+    await webhook.getByText("enabled", { exact: true }).waitFor()
+    expect((await api.get(`/v1/webhooks/${hook.id}`)).body.enabled).toBe(true)
+  })
+
   it("a Basic workspace sees A/B testing disabled, with the reason", async () => {
     const ws = await createWorkspace(ctl.env, "basic", "Basic workspace")
     const { page } = await open()

@@ -70,5 +70,10 @@ export const signInWithPassword = async (page: Page, baseUrl: string, email: str
   await page.getByLabel("Email", { exact: true }).fill(email)
   await page.getByLabel("Password", { exact: true }).fill(password)
   await page.getByRole("button", { name: "Sign in", exact: true }).click()
-  await page.getByRole("heading", { name: "Links" }).waitFor()
+  // Signed in, or refused in words: a refusal fails here with what the page said. Generous: on a
+  // busy machine the password hash and the client's first load take a while.
+  const links = page.getByRole("heading", { name: "Links" })
+  const alert = page.getByRole("alert")
+  await links.or(alert).first().waitFor({ timeout: 60_000 })
+  if (!(await links.isVisible())) throw new Error(`sign-in refused: ${await alert.first().textContent()}`)
 }

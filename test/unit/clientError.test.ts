@@ -1,5 +1,7 @@
+import { createServer } from "node:http"
+import { connect } from "node:net"
 import { describe, expect, it } from "vitest"
-import { clientErrorResponse } from "../../control/http/clientError.ts"
+import { answerClientErrors, clientErrorResponse } from "../../control/http/clientError.ts"
 import { isDecodablePath } from "../../control/http/requestPath.ts"
 
 /** What control answers requests its router or Node's parser cannot read (control/http/clientError.ts, requestPath.ts). */
@@ -42,5 +44,42 @@ describe("isDecodablePath", () => {
     ["/%C3", false]
   ])("%s → %s", (url, expected) => {
     expect(isDecodablePath(url)).toBe(expected)
+  })
+})
+
+describe("answerClientErrors", () => {
+  it("lets a client that is still sending, and reads late, receive the answer (no reset before it reads)", async () => {
+    const server = answerClientErrors(createServer((_req, res) => res.end("ok")))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as { port: number }).port
+    try {
+      const received = await new Promise<string>((resolve) => {
+        const socket = connect(port, "127.0.0.1")
+        let text = ""
+        socket.on("data", (chunk) => (text += chunk.toString("latin1")))
+        // A reset shows as an error, the answer discarded with it: resolve with what was read.
+        socket.on("error", () => resolve(text))
+        socket.on("close", () => resolve(text))
+        socket.on("connect", () => {
+          // Headers over the parser's 16 KB, then a body that keeps coming; not reading for a while.
+          socket.write(`POST /v1/links/${"z".repeat(21_000)} HTTP/1.1\r\nHost: x\r\nContent-Length: 4000000\r\n\r\n`)
+          socket.pause()
+          const chunk = Buffer.alloc(64 * 1024, 120)
+          let sent = 0
+          const more = () => {
+            while (sent < 4_000_000 && !socket.destroyed) {
+              sent += chunk.length
+              if (!socket.write(chunk)) return void socket.once("drain", more)
+            }
+          }
+          more()
+          setTimeout(() => socket.resume(), 300)
+        })
+      })
+      expect(received.startsWith("HTTP/1.1 431 "), received.slice(0, 200)).toBe(true)
+      expect(received).toContain('"code":"bad_request"')
+    } finally {
+      server.close()
+    }
   })
 })
