@@ -1,4 +1,4 @@
-import { Context, Effect, Exit, Predicate } from "effect"
+import { Effect, Exit, Predicate } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
@@ -78,29 +78,34 @@ export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.
 export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable> => settle(run(call))
 
 /**
- * Runs `body` in one transaction, within the deadline. This is the one place an Effect failure
- * becomes a rollback and back: postgres.js rolls back when its callback rejects, so a failed body
- * rejects, and the body's own failure (a SlugTaken, say) is what the caller sees.
+ * Runs `body` inside `open` (postgres.js's begin or savepoint). This is the one place an Effect
+ * failure becomes a rollback and back: postgres.js rolls back when its callback rejects, so a
+ * failed body rejects, and the body's own failure (a SlugTaken, say) is what the caller sees.
  */
-export const transaction = <A, E, R>(
+const inside = <A, E, R>(
+  open: (callback: (tx: TransactionSql) => Promise<never>) => PromiseLike<unknown>,
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, R | Database> =>
-  Effect.flatMap(Effect.context<R | Database>(), (context) => {
-    const { sql } = Context.get(context, Database)
-    return Effect.suspend(() => {
+): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> =>
+  Effect.flatMap(Effect.context<R>(), (context) =>
+    Effect.suspend(() => {
       let failed: Exit.Failure<never, E> | undefined
-      const committed = run(() =>
-        sql.begin(async (tx) => {
+      return run(() =>
+        open(async (tx) => {
           const exit = await Effect.runPromiseExit(Effect.provideContext(body(tx), context))
           if (Exit.isSuccess(exit)) return exit.value as never
           failed = exit as Exit.Failure<never, E>
           throw new Error("rolled back")
         })
       ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
-        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause)))
-      return observeDatabaseCall(withDeadline(settle(committed as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>)))
-    })
-  })
+        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>
+    }))
+
+/** Runs `body` in one transaction, within the deadline (see `inside`). */
+export const transaction = <A, E, R>(
+  body: (tx: TransactionSql) => Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, R | Database> =>
+  Effect.flatMap(Effect.service(Database), ({ sql }) =>
+    observeDatabaseCall(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
 
 /**
  * Runs `body` in a savepoint of `tx`: a failure of the body rolls back its own writes only, and
@@ -110,17 +115,4 @@ export const transaction = <A, E, R>(
 export const savepoint = <A, E, R>(
   tx: TransactionSql,
   body: (sp: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> =>
-  Effect.flatMap(Effect.context<R>(), (context) =>
-    Effect.suspend(() => {
-      let failed: Exit.Failure<never, E> | undefined
-      return run(() =>
-        tx.savepoint(async (sp) => {
-          const exit = await Effect.runPromiseExit(Effect.provideContext(body(sp), context))
-          if (Exit.isSuccess(exit)) return exit.value as never
-          failed = exit as Exit.Failure<never, E>
-          throw new Error("rolled back to the savepoint")
-        })
-      ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
-        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>
-    }))
+): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> => inside((callback) => tx.savepoint(callback), body)
