@@ -117,7 +117,9 @@ describe.each(BACKENDS)("links export (%s)", (kind) => {
     // The header, the large workspace, the two links of the first test and the line break in one's title.
     expect(lines).toBe(1 + COUNT + 2 + 1)
     expect(bytes).toBeGreaterThan(COUNT * 800)
-    // The export is ≈ 55 MB; within the small heap, holding it would have crashed the server or grown it by as much.
-    expect(peakRss() - before).toBeLessThan(bytes / 2)
+    // The export is ≈ 55 MB: holding its text alone would grow the server by as much (its rows by
+    // more), where streaming it in batches grows it by the batches in flight and the allocator's
+    // slack (about 30 MB measured, whatever the young generation's size).
+    expect(peakRss() - before).toBeLessThan(bytes * 0.8)
   }, 600_000)
 })
