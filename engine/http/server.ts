@@ -61,6 +61,9 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   // before the colon, folding), more than about 50 headers. It closes at once: methods other than
   // the nine of RFC 9110, Content-Length with Transfer-Encoding or not a number, a header block
   // over 4 KB that arrives in pieces.
+  // uWS.js writes a `uWebSockets: 20` header on every answer unless told to be silent; what
+  // server answers tells a visitor nothing they need.
+  uWS._cfg("silent")
   const app = uWS.App()
   app.any("/*", (res, req) => {
     try {

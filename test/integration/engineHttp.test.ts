@@ -201,6 +201,7 @@ describe("engine HTTP over raw sockets", () => {
       expect(headerOf(answer, "x-content-type-options")).toBe("nosniff")
       expect(headerOf(answer, "x-frame-options")).toBe("DENY")
       expect(headerOf(answer, "referrer-policy")).toBe(referrerPolicy)
+      expect(headerOf(answer, "uwebsockets")).toBeUndefined()
       const csp = headerOf(answer, "content-security-policy")!
       expect(csp).toMatch(/^default-src 'none'; /)
       expect(csp).toContain("frame-ancestors 'none'")
@@ -218,6 +219,7 @@ describe("engine HTTP over raw sockets", () => {
         expect(headerOf(answer, "cache-control")).toBe("private, no-store")
         expect(headerOf(answer, "referrer-policy")).toBe("strict-origin-when-cross-origin")
         expect(headerOf(answer, "content-security-policy")).toBeUndefined()
+        expect(headerOf(answer, "uwebsockets")).toBeUndefined()
       }
     })
 
