@@ -10,7 +10,7 @@ import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
 import { startEngineServer } from "./http/server.ts"
 import { startAdminServer } from "./ops/adminServer.ts"
 import { AnswerCounts } from "./ops/answerCounts.ts"
-import { engineMetrics } from "./ops/engineMetrics.ts"
+import { engineMetrics, recordBusLag } from "./ops/engineMetrics.ts"
 
 export interface EngineDeps {
   readonly config: RicochetConfig
@@ -36,7 +36,10 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
     },
     { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024, ttlMs: config.cacheTtlSeconds * 1000 }
   )
-  const unsubscribeEvents = bus.subscribe((event) => cache.apply(event), () => cache.reset())
+  const unsubscribeEvents = bus.subscribe((event, changedAt) => {
+    cache.apply(event)
+    if (changedAt !== undefined) recordBusLag(changedAt)
+  }, () => cache.reset())
   let busReconnects = 0
   let wasConnected = bus.isConnected()
   const unsubscribeState = bus.onState((state) => {
@@ -97,6 +100,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
           busReconnects,
           cacheEntries: cache.size.links + cache.size.domains,
           cacheBytes: cache.size.bytes,
+          cacheHits: cache.hits,
           cacheQueries: cache.queries,
           slugFilterRefusals: cache.filtered,
           databaseFailures: cache.sourceFailures,

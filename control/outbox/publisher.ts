@@ -1,7 +1,7 @@
 import { Data, Effect, Layer } from "effect"
 import type { Bus } from "../../shared/bus/bus.ts"
 import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
-import { ChangeEvent } from "../../shared/bus/events.ts"
+import { type BusChange, ChangeEvent } from "../../shared/bus/events.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import { onOutboxDirty } from "./signal.ts"
@@ -12,10 +12,10 @@ const PUBLISH_LOCK = 7_342_003
 const BATCH = 500
 
 /** The bus did not take a batch in time; the transaction rolls back and the rows go out later. */
-const publishWithin = (bus: Bus, events: ReadonlyArray<ChangeEvent>, timeoutMs: number): Promise<void> =>
+const publishWithin = (bus: Bus, changes: ReadonlyArray<BusChange>, timeoutMs: number): Promise<void> =>
   new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bus did not take ${events.length} events within ${timeoutMs} ms`)), timeoutMs)
-    bus.publish(events).then(resolve, reject).finally(() => clearTimeout(timer))
+    const timer = setTimeout(() => reject(new Error(`the bus did not take ${changes.length} events within ${timeoutMs} ms`)), timeoutMs)
+    bus.publish(changes).then(resolve, reject).finally(() => clearTimeout(timer))
   })
 
 /** LISTEN on the outbox channel failed: commits do not wake the publisher, its polling still finds them. */
@@ -37,11 +37,17 @@ export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus, 
   (await sql.begin(async (tx) => {
     const [{ ok }] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${PUBLISH_LOCK}) AS ok`
     if (!ok) return 0
-    const rows = await tx<{ id: string; payload: unknown }[]>`
-      SELECT id, payload FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ${BATCH}`
+    // The row's time in milliseconds as a float8: a number from postgres.js and PGlite alike.
+    const rows = await tx<{ id: string; payload: unknown; changed_at: number }[]>`
+      SELECT id, payload, (extract(epoch FROM created_at) * 1000)::float8 AS changed_at
+      FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ${BATCH}`
     if (rows.length === 0) return 0
-    const events = rows.map((row) => receiveOutboxRow(row.payload, `row ${row.id}`)).filter((event) => event !== undefined)
-    if (events.length > 0) await publishWithin(bus, events, publishTimeoutMs)
+    const changes: Array<BusChange> = []
+    for (const row of rows) {
+      const event = receiveOutboxRow(row.payload, `row ${row.id}`)
+      if (event !== undefined) changes.push({ event, changedAt: row.changed_at })
+    }
+    if (changes.length > 0) await publishWithin(bus, changes, publishTimeoutMs)
     await tx`UPDATE outbox SET sent_at = now() WHERE id = ANY(${rows.map((r) => r.id)}::bigint[])`
     return rows.length
   })) as number

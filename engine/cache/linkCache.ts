@@ -75,6 +75,8 @@ export class LinkCache {
   private readonly filters = new Map<string, FilterState>()
   private generation = 0
   private readonly guard: SourceGuard
+  /** Link lookups the cache answered (a link, or a slug known not to exist). */
+  hits = 0
   /** Database queries made, for the benchmarks and tests that show coalescing. */
   queries = 0
   /** Lookups answered "no such slug" by a domain filter, without the database. */
@@ -117,7 +119,9 @@ export class LinkCache {
 
   /** The cached link, MISSING when known not to exist, undefined when not cached. */
   peekLink(host: string, slug: string): LinkEntry | undefined {
-    return this.links.get(linkKey(host, slug))
+    const entry = this.links.get(linkKey(host, slug))
+    if (entry !== undefined) this.hits++
+    return entry
   }
 
   peekDomain(host: string): DomainEntry | undefined {

@@ -8,6 +8,7 @@ export interface EngineSnapshot {
   readonly busReconnects: number
   readonly cacheEntries: number
   readonly cacheBytes: number
+  readonly cacheHits: number
   readonly cacheQueries: number
   readonly slugFilterRefusals: number
   readonly databaseFailures: number
@@ -23,6 +24,7 @@ export interface EngineSnapshot {
 const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
 
 const redirects = counter("ricochet_engine_answers_total", "Short-link answers by outcome and HTTP status")
+const cacheHits = counter("ricochet_engine_cache_hits_total", "Link lookups answered from the cache (links and known-missing slugs)")
 const cacheMisses = counter("ricochet_engine_cache_misses_total", "Lookups the cache could not answer (database queries)")
 const filterRefusals = counter("ricochet_engine_slug_filter_refusals_total", "Unknown slugs the slug filter answered without a database query")
 const databaseFailures = counter("ricochet_engine_database_failures_total", "Database lookups that failed")
@@ -35,6 +37,15 @@ const cacheEntries = Metric.gauge("ricochet_engine_cache_entries", { description
 const cacheBytes = Metric.gauge("ricochet_engine_cache_bytes", { description: "Estimated bytes held by the cache" })
 const spoolPending = Metric.gauge("ricochet_engine_spool_pending_clicks", { description: "Clicks in the spool not yet rolled into Parquet" })
 const busConnected = Metric.gauge("ricochet_engine_bus_connected", { description: "1 while the change bus is connected" })
+
+const busLag = Metric.histogram("ricochet_engine_bus_lag_seconds", {
+  description: "From a change being made in control (its outbox row) to this engine applying it; includes the clocks' skew between machines",
+  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+})
+
+/** Records how late a change event arrived (rare next to visits: one per change, so recorded as it comes). */
+export const recordBusLag = (changedAt: number, now = Date.now()): void =>
+  Effect.runSync(Metric.update(busLag, Math.max(0, now - changedAt) / 1000))
 
 /** Renders the engine's metrics in the Prometheus text format, catching the counters up first. */
 export const engineMetrics = (answers: AnswerCounts, snapshot: () => EngineSnapshot) => {
@@ -50,6 +61,7 @@ export const engineMetrics = (answers: AnswerCounts, snapshot: () => EngineSnaps
       for (const [status, count] of answers.snapshot()) {
         yield* grow(Metric.withAttributes(redirects, { outcome: outcomeOf(status), status: String(status) }), `answers:${status}`, count)
       }
+      yield* grow(cacheHits, "hits", now.cacheHits)
       yield* grow(cacheMisses, "misses", now.cacheQueries)
       yield* grow(filterRefusals, "filter", now.slugFilterRefusals)
       yield* grow(databaseFailures, "dbFailures", now.databaseFailures)

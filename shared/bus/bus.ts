@@ -1,4 +1,4 @@
-import type { ChangeEvent } from "./events.ts"
+import type { BusChange, ChangeEvent } from "./events.ts"
 
 /**
  * Whether events are reaching this process. While disconnected, `since` is the last moment the
@@ -14,13 +14,14 @@ export type BusState = { readonly connected: true } | { readonly connected: fals
  */
 export interface Bus {
   /** Resolves once the bus has taken the events; rejects if it could not (the caller retries). */
-  readonly publish: (events: ReadonlyArray<ChangeEvent>) => Promise<void>
+  readonly publish: (changes: ReadonlyArray<BusChange>) => Promise<void>
   /**
    * Delivers every event published from now on. `onReset` is called when events may have been
    * missed (every reconnect, whether or not the disconnect was noticed), so the subscriber drops
-   * what it derived from earlier ones.
+   * what it derived from earlier ones. `changedAt` is undefined when a publisher did not say
+   * (or said something that is not a time).
    */
-  readonly subscribe: (onEvent: (event: ChangeEvent) => void, onReset: () => void) => () => void
+  readonly subscribe: (onEvent: (event: ChangeEvent, changedAt: number | undefined) => void, onReset: () => void) => () => void
   /** Connection changes, in order; a reconnect calls the subscribers' `onReset` before `connected`. */
   readonly onState: (listener: (state: BusState) => void) => () => void
   /** Whether the bus is connected now (control's /readyz); the in-process bus always is. */
@@ -30,10 +31,10 @@ export interface Bus {
 
 /** In-process bus: synchronous fan-out to the subscribers of this process; it never disconnects. */
 export const memoryBus = (): Bus => {
-  const subscribers = new Set<(event: ChangeEvent) => void>()
+  const subscribers = new Set<(event: ChangeEvent, changedAt: number) => void>()
   return {
-    publish: async (events) => {
-      for (const event of events) for (const deliver of subscribers) deliver(event)
+    publish: async (changes) => {
+      for (const { event, changedAt } of changes) for (const deliver of subscribers) deliver(event, changedAt)
     },
     subscribe: (onEvent) => {
       subscribers.add(onEvent)

@@ -15,5 +15,14 @@ export const ChangeEvent = Schema.Union([
 ])
 export type ChangeEvent = typeof ChangeEvent.Type
 
+/**
+ * An event as the bus carries it: with the time its change was made (ms since the epoch, the
+ * outbox row's), so an engine can measure how late it hears of changes (its bus lag metric).
+ */
+export interface BusChange {
+  readonly event: ChangeEvent
+  readonly changedAt: number
+}
+
 /** Bus subject of an event: engines subscribe to `ricochet.changes.>`. */
 export const subjectOf = (event: ChangeEvent): string => `ricochet.changes.${event.type}`

@@ -1,8 +1,8 @@
 import { Packr } from "msgpackr"
-import { connect, Events, type NatsConnection } from "nats"
+import { connect, Events, headers, type MsgHdrs, type NatsConnection } from "nats"
 import type { Bus, BusState } from "./bus.ts"
 import { receiver } from "../messages/receiver.ts"
-import { ChangeEvent, subjectOf } from "./events.ts"
+import { type BusChange, ChangeEvent, subjectOf } from "./events.ts"
 
 const SUBJECT_ALL = "ricochet.changes.>"
 const packr = new Packr({ useRecords: false })
@@ -10,6 +10,22 @@ const packr = new Packr({ useRecords: false })
 const MAX_PINGS_OUT = 2
 
 export const encodeEvent = (event: ChangeEvent): Uint8Array => packr.pack(event)
+
+/** A header, not a field of the event: the message body stays exactly the ChangeEvent Schema. */
+const CHANGED_AT = "Ricochet-Changed-At"
+
+const headersOf = (change: BusChange): MsgHdrs => {
+  const h = headers()
+  h.set(CHANGED_AT, String(Math.round(change.changedAt)))
+  return h
+}
+
+/** When the change was made, from a message's header; undefined when absent or not a time. */
+export const changedAtOf = (h: MsgHdrs | undefined): number | undefined => {
+  const text = h?.get(CHANGED_AT)
+  if (!text || !/^\d{1,16}$/.test(text)) return undefined
+  return Number(text)
+}
 
 export const receiveEvent = receiver("change bus", ChangeEvent)
 
@@ -76,8 +92,8 @@ export const natsBus = async (url: string, name: string, options: NatsBusOptions
     }
   })()
   return {
-    publish: async (events) => {
-      for (const event of events) nc.publish(subjectOf(event), encodeEvent(event))
+    publish: async (changes) => {
+      for (const change of changes) nc.publish(subjectOf(change.event), encodeEvent(change.event), { headers: headersOf(change) })
       // flush resolves once the server has seen everything published before it.
       await nc.flush()
     },
@@ -89,7 +105,7 @@ export const natsBus = async (url: string, name: string, options: NatsBusOptions
           const event = decodeEvent(message.data)
           if (event === undefined) return
           try {
-            onEvent(event)
+            onEvent(event, changedAtOf(message.headers))
           } catch (cause) {
             // The subscriber's failure must not end the subscription; the TTL bounds what it left stale.
             console.error(`change bus: applying a ${event.type} event failed`, cause)

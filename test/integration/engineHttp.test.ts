@@ -255,6 +255,21 @@ describe("engine HTTP over raw sockets", () => {
     })
   })
 
+  describe("operator metrics", () => {
+    it("count cache hits and how late change events arrived over NATS", async () => {
+      const metricsUrl = `http://127.0.0.1:${stack.engine.env.RICOCHET_ENGINE_ADMIN_PORT}/metrics`
+      const series = (text: string, name: string) => Number(text.split("\n").find((line) => line.startsWith(`${name} `))?.slice(name.length + 1) ?? NaN)
+      const before = await (await fetch(metricsUrl)).text()
+      await ask(get("/hit"))
+      await ask(get("/hit"))
+      const after = await (await fetch(metricsUrl)).text()
+      expect(series(after, "ricochet_engine_cache_hits_total") - series(before, "ricochet_engine_cache_hits_total")).toBeGreaterThanOrEqual(2)
+      // Every link created in beforeAll reached the engine as an event stamped with its change time.
+      expect(series(after, "ricochet_engine_bus_lag_seconds_count")).toBeGreaterThanOrEqual(8)
+      expect(series(after, `ricochet_engine_bus_lag_seconds_bucket{le="+Inf"}`)).toBe(series(after, "ricochet_engine_bus_lag_seconds_count"))
+    })
+  })
+
   describe("Location", () => {
     it("a non-ASCII destination goes out percent-encoded, its IDN host in punycode", async () => {
       const answer = await ask(get("/uni"))

@@ -18,6 +18,7 @@ describe("natsBus connection state", () => {
   let publisher: Bus
   const states: Array<BusState & { at: number }> = []
   const received: Array<string> = []
+  const changedAts = new Map<string, number | undefined>()
   let resets = 0
 
   beforeAll(async () => {
@@ -25,8 +26,11 @@ describe("natsBus connection state", () => {
     proxy = await startTcpProxy({ host: "127.0.0.1", port: nats.port })
     subscriber = await natsBus(proxy.url("nats://127.0.0.1:{port}"), "test-subscriber", { pingIntervalMs: PING_MS })
     publisher = await natsBus(nats.url, "test-publisher", { pingIntervalMs: PING_MS })
-    subscriber.subscribe((event) => {
-      if (event.type === "link.deleted") received.push(event.slug)
+    subscriber.subscribe((event, changedAt) => {
+      if (event.type === "link.deleted") {
+        received.push(event.slug)
+        changedAts.set(event.slug, changedAt)
+      }
     }, () => resets++)
     subscriber.onState((state) => states.push({ ...state, at: Date.now() }))
   })
@@ -38,11 +42,12 @@ describe("natsBus connection state", () => {
   })
 
   const deleted = (slug: string): ChangeEvent => ({ type: "link.deleted", id: `lnk_${slug}`, host: "h.example", slug })
+  const CHANGED_AT = 1_795_000_000_123
   const lastState = () => states.at(-1)
   /** Publishes until the subscriber receives (the publisher may itself be reconnecting). */
   const delivered = (slug: string) =>
     eventually(async () => {
-      await publisher.publish([deleted(slug)])
+      await publisher.publish([{ event: deleted(slug), changedAt: CHANGED_AT }])
       await new Promise((r) => setTimeout(r, 50))
       return received.includes(slug)
     }, 10_000, 50)
@@ -50,6 +55,8 @@ describe("natsBus connection state", () => {
   it("delivers events while connected", async () => {
     await delivered("first")
     expect(states).toEqual([])
+    // The change's time crosses in a header, the body staying the event alone.
+    expect(changedAts.get("first")).toBe(CHANGED_AT)
   })
 
   it("a stopped server: disconnected at once, then a reset and connected when it is back", async () => {

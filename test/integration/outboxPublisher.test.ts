@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { migrate } from "../../control/db/migrate.ts"
 import { publishPending, receiveOutboxRow } from "../../control/outbox/publisher.ts"
 import type { Bus } from "../../shared/bus/bus.ts"
-import type { ChangeEvent } from "../../shared/bus/events.ts"
+import type { BusChange, ChangeEvent } from "../../shared/bus/events.ts"
 import { createTestDatabase } from "../support/processes.ts"
 
 /**
@@ -15,10 +15,11 @@ describe("publishPending with a bus that does not answer", () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>
   let sql: postgres.Sql
   const event: ChangeEvent = { type: "link.deleted", id: "lnk_1", host: "a.localhost", slug: "x" }
-  const busWith = (publish: Bus["publish"], published: Array<ChangeEvent> = []): Bus => ({
-    publish: async (events) => {
-      await publish(events)
-      published.push(...events)
+  const busWith = (publish: Bus["publish"], published: Array<ChangeEvent> = [], changes: Array<BusChange> = []): Bus => ({
+    publish: async (sent) => {
+      await publish(sent)
+      published.push(...sent.map((change) => change.event))
+      changes.push(...sent)
     },
     subscribe: () => () => {},
     isConnected: () => true,
@@ -47,8 +48,12 @@ describe("publishPending with a bus that does not answer", () => {
     expect(open[0].n).toBe(0)
 
     const published: Array<ChangeEvent> = []
-    expect(await publishPending(sql, busWith(async () => {}, published), 300)).toBe(1)
+    const changes: Array<BusChange> = []
+    expect(await publishPending(sql, busWith(async () => {}, published, changes), 300)).toBe(1)
     expect(published).toEqual([event])
+    // Sent with the time the row was written (the engines' bus lag starts there), not the publish time.
+    const [{ written }] = await sql<{ written: Date }[]>`SELECT created_at AS written FROM outbox`
+    expect(Math.abs(changes[0].changedAt - written.getTime())).toBeLessThan(1)
     expect((await sql`SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL`)[0].n).toBe(0)
   })
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest"
 import { AnswerCounts, outcomeOf } from "../../engine/ops/answerCounts.ts"
-import { type EngineSnapshot, engineMetrics } from "../../engine/ops/engineMetrics.ts"
+import { type EngineSnapshot, engineMetrics, recordBusLag } from "../../engine/ops/engineMetrics.ts"
 
 const snapshot = (over: Partial<EngineSnapshot> = {}): EngineSnapshot => ({
   busConnected: true,
   busReconnects: 0,
   cacheEntries: 3,
   cacheBytes: 1200,
+  cacheHits: 40,
   cacheQueries: 5,
   slugFilterRefusals: 2,
   databaseFailures: 0,
@@ -44,6 +45,8 @@ describe("engineMetrics", () => {
     expect(value(first, `ricochet_engine_answers_total{outcome="not_found",status="404"}`)).toBe(1)
     expect(value(first, "ricochet_engine_clicks_acknowledged_total")).toBe(10)
     expect(value(first, "ricochet_engine_cache_bytes")).toBe(1200)
+    expect(value(first, "ricochet_engine_cache_hits_total")).toBe(40)
+    expect(value(first, "ricochet_engine_cache_misses_total")).toBe(5)
     expect(first).toMatch(/# TYPE ricochet_engine_answers_total counter/)
 
     answers.record(302)
@@ -53,5 +56,19 @@ describe("engineMetrics", () => {
     expect(value(second, "ricochet_engine_clicks_acknowledged_total")).toBe(25)
     expect(value(second, "ricochet_engine_bus_connected")).toBe(0)
     expect(value(second, "ricochet_engine_cache_entries")).toBe(1)
+  })
+
+  it("bus lag: a histogram of how late change events arrive, never negative when clocks disagree", () => {
+    const render = engineMetrics(new AnswerCounts(), () => snapshot())
+    const now = 1_795_000_000_000
+    recordBusLag(now - 200, now)
+    recordBusLag(now - 3_000, now)
+    recordBusLag(now + 500, now)
+    const text = render()
+    expect(value(text, `ricochet_engine_bus_lag_seconds_bucket{le="0.005"}`)).toBe(1)
+    expect(value(text, `ricochet_engine_bus_lag_seconds_bucket{le="0.25"}`)).toBe(2)
+    expect(value(text, `ricochet_engine_bus_lag_seconds_bucket{le="5"}`)).toBe(3)
+    expect(value(text, "ricochet_engine_bus_lag_seconds_count")).toBe(3)
+    expect(value(text, "ricochet_engine_bus_lag_seconds_sum")).toBeCloseTo(3.2)
   })
 })
