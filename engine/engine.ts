@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs"
 import type { Sql } from "postgres"
-import type { Bus } from "../shared/bus/bus.ts"
+import type { Bus, BusState } from "../shared/bus/bus.ts"
 import type { RicochetConfig } from "../shared/config.ts"
+import type { WorkerStats } from "../shared/engine/httpWorkerMessages.ts"
 import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord, loadLinkRecords } from "../shared/links/linkQueries.ts"
-import { LinkCache } from "./cache/linkCache.ts"
+import { type CacheOptions, LinkCache } from "./cache/linkCache.ts"
 import type { SpoolOptions } from "./clicks/spoolSink.ts"
 import { ClickChannel } from "./clicks/clickChannel.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
@@ -11,6 +12,8 @@ import { startEngineServer } from "./http/server.ts"
 import { startAdminServer } from "./ops/adminServer.ts"
 import { AnswerCounts } from "./ops/answerCounts.ts"
 import { engineMetrics, recordBusLag } from "./ops/engineMetrics.ts"
+import { snapshotOf, statsOf, statusOf, sumStats } from "./ops/engineStatus.ts"
+import { HttpWorkers } from "./workers/httpWorkers.ts"
 
 export interface EngineDeps {
   readonly config: RicochetConfig
@@ -21,98 +24,124 @@ export interface EngineDeps {
   readonly spool: Omit<SpoolOptions, "duck">
 }
 
+/** What serves the visitors: one server on this thread, or HTTP worker threads. */
+interface Serving {
+  readonly port: number
+  readonly workers: number
+  /** Each server's counters (one per HTTP worker). */
+  readonly stats: () => Promise<ReadonlyArray<WorkerStats>>
+  readonly apply: (message: { type: "change"; event: Parameters<LinkCache["apply"]>[0] } | { type: "reset" } | { type: "busState"; state: BusState }) => void
+  readonly stop: () => Promise<void>
+}
+
 /**
  * The redirect engine: its cache (filled from the database on misses, kept fresh by the bus),
- * the click writer thread, and the uWebSockets.js server.
+ * the click writer thread, and the uWebSockets.js server, on this thread or on
+ * RICOCHET_ENGINE_WORKERS worker threads sharing the port (each with its own cache).
  */
 export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   const secret = await loadEngineSecret(sql)
-  const cache = new LinkCache(
-    {
-      link: (host, slug) => loadLinkRecord(sql, host, slug),
-      links: (keys) => loadLinkRecords(sql, keys),
-      domain: (host) => loadDomainRecord(sql, host),
-      slugs: (host) => listSlugs(sql, host)
-    },
-    { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024, ttlMs: config.cacheTtlSeconds * 1000 }
-  )
-  const unsubscribeEvents = bus.subscribe((event, changedAt) => {
-    cache.apply(event)
-    if (changedAt !== undefined) recordBusLag(changedAt)
-  }, () => cache.reset())
+  const source = {
+    link: (host: string, slug: string) => loadLinkRecord(sql, host, slug),
+    links: (keys: ReadonlyArray<{ readonly host: string; readonly slug: string }>) => loadLinkRecords(sql, keys),
+    domain: (host: string) => loadDomainRecord(sql, host),
+    slugs: (host: string) => listSlugs(sql, host)
+  }
+  const workers = config.engineWorkers
+  // The configured bounds are the engine's: each worker's cache gets its share.
+  const cacheOptions: CacheOptions = {
+    maxLinks: Math.max(1, Math.floor(config.cacheMaxLinks / workers)),
+    maxBytes: Math.max(1, Math.floor((config.cacheMaxMegabytes * 1024 * 1024) / workers)),
+    ttlMs: config.cacheTtlSeconds * 1000
+  }
+  const countryDb = config.geoipCountryDb ?? bundledCountryDatabase()
+  if (!existsSync(countryDb)) throw new Error(`RICOCHET_GEOIP_COUNTRY_DB: no file at ${countryDb}`)
+  const geoOptions = { header: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb }
+
+  let busState: BusState = bus.isConnected() ? { connected: true } : { connected: false, since: Date.now() }
   let busReconnects = 0
-  let wasConnected = bus.isConnected()
+  let serving: Serving | undefined
+  // Subscribed before serving starts, so no change is missed in between; applied once it runs.
+  const early: Array<Parameters<Serving["apply"]>[0]> = []
+  const deliver = (message: Parameters<Serving["apply"]>[0]) => (serving === undefined ? early.push(message) : serving.apply(message))
+  const unsubscribeEvents = bus.subscribe((event, changedAt) => {
+    deliver({ type: "change", event })
+    if (changedAt !== undefined) recordBusLag(changedAt)
+  }, () => deliver({ type: "reset" }))
   const unsubscribeState = bus.onState((state) => {
-    if (state.connected && !wasConnected) busReconnects++
-    wasConnected = state.connected
-    cache.setBusState(state)
+    if (state.connected && !busState.connected) busReconnects++
+    busState = state
+    deliver({ type: "busState", state })
   })
   const unsubscribe = () => {
     unsubscribeEvents()
     unsubscribeState()
   }
-  const countryDb = config.geoipCountryDb ?? bundledCountryDatabase()
-  if (!existsSync(countryDb)) throw new Error(`RICOCHET_GEOIP_COUNTRY_DB: no file at ${countryDb}`)
-  const geo = makeGeoLookup({ header: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
-  const clicks = await ClickChannel.start({
-    spool,
-    secret,
-    geoHeader: config.geoHeader,
-    countryDatabase: countryDb,
-    cityDatabase: config.geoipCityDb
-  })
-  const answers = new AnswerCounts()
-  let server: Awaited<ReturnType<typeof startEngineServer>>
+
+  const clicks = await ClickChannel.start({ spool, secret, geoHeader: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
+  // A worker may be asked before the others listen: it reports what there is.
+  const statusJson = async () =>
+  {
+    const each = serving === undefined ? [] : await serving.stats()
+    return JSON.stringify(statusOf(sumStats(each), busState.connected, clicks, each))
+  }
+  const render = engineMetrics()
   let admin: Awaited<ReturnType<typeof startAdminServer>>
   try {
-    server = await startEngineServer({
-      host: config.listenHost,
-      port: config.enginePort,
-      cache,
-      clicks,
-      geo,
-      secret,
-      trustProxy: config.trustProxy,
-      linkScheme: config.linkScheme,
-      answers,
-      status: () => ({
-        status: "ok",
-        bus: cache.busConnected ? "connected" : "disconnected",
-        cache: cache.size,
-        queries: cache.queries,
-        filtered: cache.filtered,
-        databaseFailures: cache.sourceFailures,
-        staleAnswers: cache.staleAnswers,
-        clicks: clicks.counts.clicks,
-        sink: clicks.counts.sink,
-        clicksDropped: clicks.dropped
+    const server = { host: config.listenHost, port: config.enginePort, secret, trustProxy: config.trustProxy, linkScheme: config.linkScheme }
+    if (workers === 1) {
+      const cache = new LinkCache(source, cacheOptions)
+      cache.setBusState(busState)
+      const answers = new AnswerCounts()
+      const running = await startEngineServer({
+        ...server,
+        cache,
+        clicks,
+        geo: makeGeoLookup(geoOptions),
+        answers,
+        status: () => {
+          const stats = statsOf(cache, answers)
+          return JSON.stringify(statusOf(stats, busState.connected, clicks, [stats]))
+        }
       })
-    })
+      serving = {
+        port: running.port,
+        workers,
+        stats: async () => [statsOf(cache, answers)],
+        apply: (message) =>
+          message.type === "change" ? cache.apply(message.event) : message.type === "reset" ? cache.reset() : cache.setBusState(message.state),
+        stop: running.stop
+      }
+    } else {
+      const pool = await HttpWorkers.start({
+        count: workers,
+        worker: { ...server, geo: geoOptions, cache: cacheOptions },
+        busState: () => (busState.connected ? { connected: true, since: 0 } : busState),
+        source,
+        clicks,
+        status: statusJson
+      })
+      serving = {
+        port: pool.listeningPort,
+        workers,
+        stats: () => pool.stats(),
+        apply: (message) =>
+          pool.broadcast(message.type === "busState"
+            ? { type: "busState", connected: message.state.connected, since: message.state.connected ? 0 : message.state.since }
+            : message),
+        stop: () => pool.stop()
+      }
+    }
+    for (const message of early.splice(0)) serving.apply(message)
+    const running = serving
     admin = await startAdminServer({
       host: config.engineAdminHost,
       port: config.engineAdminPort,
       sql,
-      busConnected: () => cache.busConnected,
-      metrics: engineMetrics(answers, () => {
-        const counts = clicks.counts
-        return {
-          busConnected: cache.busConnected,
-          busReconnects,
-          cacheEntries: cache.size.links + cache.size.domains,
-          cacheBytes: cache.size.bytes,
-          cacheHits: cache.hits,
-          cacheQueries: cache.queries,
-          slugFilterRefusals: cache.filtered,
-          databaseFailures: cache.sourceFailures,
-          staleAnswers: cache.staleAnswers,
-          clicksAcknowledged: counts.sink.acknowledged,
-          clicksRolled: counts.sink.rolled,
-          clicksPending: counts.sink.pending,
-          clicksDropped: clicks.dropped
-        }
-      })
+      busConnected: () => busState.connected,
+      metrics: async () => render(snapshotOf(sumStats(await running.stats()), busState.connected, busReconnects, clicks))
     }).catch(async (error) => {
-      await server.stop()
+      await running.stop()
       throw error
     })
   } catch (error) {
@@ -121,13 +150,14 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
     unsubscribe()
     throw error
   }
+  const running = serving
   return {
-    port: server.port,
+    port: running.port,
     adminPort: admin.port,
-    cache,
+    workers,
     /** SIGTERM: stop accepting, finish in-flight requests, flush the clicks. */
     stop: async () => {
-      await Promise.all([server.stop(), admin.stop()])
+      await Promise.all([running.stop(), admin.stop()])
       unsubscribe()
       await clicks.close()
     }

@@ -1,5 +1,6 @@
 import { Context } from "effect"
 import { isIP } from "node:net"
+import { availableParallelism } from "node:os"
 import * as path from "node:path"
 
 /**
@@ -56,7 +57,9 @@ export interface RicochetConfig {
   /** Engine: MMDB country database (default: the bundled CC0 one); city database if any. */
   readonly geoipCountryDb: string | undefined
   readonly geoipCityDb: string | undefined
-  /** Engine cache bounds and the TTL that bounds staleness when the bus is down. */
+  /** Engine: uWebSockets.js apps in worker threads on the one port (1: served on the main thread). */
+  readonly engineWorkers: number
+  /** Engine cache bounds (shared out among the workers) and the TTL that bounds staleness when the bus is down. */
   readonly cacheMaxLinks: number
   readonly cacheMaxMegabytes: number
   readonly cacheTtlSeconds: number
@@ -143,6 +146,10 @@ const positiveInteger = (env: Env, name: string, fallback: number): number => {
   }
   return Number(raw)
 }
+
+/** A whole number of workers, or `auto` for one per core; 1 (this thread) unless set. */
+const engineWorkers = (env: Env, name: string): number =>
+  nonEmpty(env, name) === "auto" ? availableParallelism() : positiveInteger(env, name, 1)
 
 const nonNegativeNumber = (env: Env, name: string, fallback: number): number => {
   const raw = nonEmpty(env, name)
@@ -264,6 +271,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     geoHeader: headerName(env, "RICOCHET_GEO_HEADER"),
     geoipCountryDb: nonEmpty(env, "RICOCHET_GEOIP_COUNTRY_DB"),
     geoipCityDb: nonEmpty(env, "RICOCHET_GEOIP_CITY_DB"),
+    engineWorkers: engineWorkers(env, "RICOCHET_ENGINE_WORKERS"),
     cacheMaxLinks: Math.floor(positiveNumber(env, "RICOCHET_CACHE_MAX_LINKS", 2_000_000)),
     cacheMaxMegabytes: positiveNumber(env, "RICOCHET_CACHE_MAX_MB", 1024),
     cacheTtlSeconds: positiveNumber(env, "RICOCHET_CACHE_TTL_SECONDS", 60),

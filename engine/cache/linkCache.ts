@@ -331,6 +331,35 @@ export class LinkCache {
     }
   }
 
+  /**
+   * Links and domains another worker loaded from the database just now: taken unless this cache
+   * holds a live entry or is loading the key itself (its own answer is as new).
+   */
+  prefill(loaded: {
+    readonly links: ReadonlyArray<LinkRecord>
+    readonly missingLinks: ReadonlyArray<{ readonly host: string; readonly slug: string }>
+    readonly domains: ReadonlyArray<DomainRecord>
+    readonly missingDomains: ReadonlyArray<string>
+  }): void {
+    const takes = <T>(cache: LRUCache<string, T & {}>, inflight: Map<string, unknown>, key: string) => !cache.has(key) && !inflight.has(key)
+    for (const link of loaded.links) {
+      const key = linkKey(link.host, link.slug)
+      if (!takes(this.links, this.inflightLinks, key)) continue
+      this.noteSlug(link.host, link.slug)
+      this.links.set(key, compileLink(link, this.intern))
+    }
+    for (const { host, slug } of loaded.missingLinks) {
+      const key = linkKey(host, slug)
+      if (takes(this.links, this.inflightLinks, key)) this.links.set(key, MISSING)
+    }
+    for (const domain of loaded.domains) {
+      if (takes(this.domains, this.inflightDomains, domain.host)) this.domains.set(domain.host, compileDomain(domain))
+    }
+    for (const host of loaded.missingDomains) {
+      if (takes(this.domains, this.inflightDomains, host)) this.domains.set(host, MISSING)
+    }
+  }
+
   /** The bus's connection state: while disconnected, what was derived from it ages (see mayExist). */
   setBusState(state: BusState): void {
     this.busLostAt = state.connected ? null : Math.min(state.since, Date.now())

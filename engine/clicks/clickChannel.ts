@@ -1,8 +1,8 @@
 import { Worker } from "node:worker_threads"
 import type { RawClick } from "../../shared/clicks/click.ts"
-import { type ClickCounts, ToMain, type ToWriter } from "../../shared/clicks/writerMessages.ts"
+import { type ClickCounts, type RawClickColumns, ToMain, type ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
-import { type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
+import { clickAt, type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
 
 /** Where the redirect path puts the clicks it counts. */
 export interface ClickIntake {
@@ -95,6 +95,11 @@ export class ClickChannel implements ClickIntake {
     pushColumns(this.pending, click)
     if (queued + 1 >= BATCH) this.post()
     else this.timer ??= setTimeout(() => this.post(), INTERVAL_MS)
+  }
+
+  /** A batch an HTTP worker thread gathered (engine/workers/): each click as if added here, under the same backlog bound. */
+  addColumns(columns: RawClickColumns): void {
+    for (let i = 0; i < columns.timestamp.length; i++) this.add(clickAt(columns, i))
   }
 
   /** Everything added so far is spooled and rolled into Parquet (by a restarted writer, if need be). */

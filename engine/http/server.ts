@@ -21,7 +21,8 @@ export interface EngineServerOptions {
   readonly trustProxy: boolean
   /** Scheme visitors used, for Secure cookies: "https" behind TLS termination. */
   readonly linkScheme: "http" | "https"
-  readonly status: () => unknown
+  /** The status page's JSON text (a promise of it in a worker: the figures are summed on the main thread). */
+  readonly status: () => string | Promise<string>
   /** Answers by status, for the admin port's /metrics. */
   readonly answers?: AnswerCounts
 }
@@ -32,7 +33,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   countAnswersIn(options.answers)
   const pending = new PendingAnswers()
   const readOptions: ReadOptions = { trustProxy: options.trustProxy, geoHeaderName: geo.headerName }
-  const status = makeStatusHandler(options.status)
+  const status = makeStatusHandler(options.status, pending)
   const visit = makeVisitHandler({ cache, clicks, geo, secret, pending })
   const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending })
   let closing = false
@@ -86,6 +87,10 @@ export const startEngineServer = async (options: EngineServerOptions) => {
       closing = true
       uWS.us_listen_socket_close(listenSocket)
       await pending.drained(10_000)
+      // Then every connection still open (idle keep-alives): a worker thread whose uWS.js sockets
+      // are open when it ends takes the process down (libuv: "uv_loop_close() while having open
+      // handles"). `close` is in the binary, not in its typings.
+      ;(app as unknown as { close(): void }).close()
     }
   }
 }

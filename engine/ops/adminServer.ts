@@ -10,7 +10,7 @@ export interface AdminServerOptions {
   readonly port: number
   readonly sql: Sql
   readonly busConnected: () => boolean
-  readonly metrics: () => string
+  readonly metrics: () => Promise<string>
 }
 
 const databaseAnswers = (sql: Sql): Promise<boolean> =>
@@ -47,8 +47,13 @@ export const startAdminServer = async (options: AdminServerOptions) => {
           })
         })
       case "/metrics":
-        res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(options.metrics())
-        return
+        return void options.metrics().then(
+          (text) => res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(text),
+          (error) => {
+            console.error("engine: /metrics failed", error)
+            json(500, { error: { code: "internal_server_error", message: "The metrics could not be gathered" } })
+          }
+        )
       default:
         return json(404, { error: { code: "not_found", message: "The admin port serves /healthz, /readyz and /metrics" } })
     }

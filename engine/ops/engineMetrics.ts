@@ -1,9 +1,11 @@
 import { Effect, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
-import { type AnswerCounts, outcomeOf } from "./answerCounts.ts"
+import { outcomeOf } from "./answerCounts.ts"
 
 /** The engine's counts as its status snapshot reports them; read when Prometheus scrapes. */
 export interface EngineSnapshot {
+  /** Answers by HTTP status: [status, count] for each status answered at least once. */
+  readonly answers: ReadonlyArray<readonly [number, number]>
   readonly busConnected: boolean
   readonly busReconnects: number
   readonly cacheEntries: number
@@ -48,17 +50,16 @@ export const recordBusLag = (changedAt: number, now = Date.now()): void =>
   Effect.runSync(Metric.update(busLag, Math.max(0, now - changedAt) / 1000))
 
 /** Renders the engine's metrics in the Prometheus text format, catching the counters up first. */
-export const engineMetrics = (answers: AnswerCounts, snapshot: () => EngineSnapshot) => {
+export const engineMetrics = () => {
   const reported = new Map<string, number>()
   const grow = (metric: Metric.Metric<number, unknown>, key: string, total: number) => {
     const delta = total - (reported.get(key) ?? 0)
     reported.set(key, total)
     return Metric.update(metric, Math.max(0, delta))
   }
-  return (): string =>
+  return (now: EngineSnapshot): string =>
     Effect.runSync(Effect.gen(function*() {
-      const now = snapshot()
-      for (const [status, count] of answers.snapshot()) {
+      for (const [status, count] of now.answers) {
         yield* grow(Metric.withAttributes(redirects, { outcome: outcomeOf(status), status: String(status) }), `answers:${status}`, count)
       }
       yield* grow(cacheHits, "hits", now.cacheHits)

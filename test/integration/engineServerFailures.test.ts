@@ -41,7 +41,7 @@ describe("engine server: failures of ours", () => {
       secret: "s",
       trustProxy: false,
       linkScheme: "http",
-      status: () => ({})
+      status: () => "{}"
     })
   })
 

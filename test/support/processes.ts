@@ -128,11 +128,13 @@ export const startControl = async (env: Record<string, string | undefined>, alon
     await proc.stop("SIGKILL")
     throw error
   })
-  // npm start brings its engine up next to control: /healthz can answer before the engine listens.
+  // npm start brings its engine up next to control: /healthz can answer before the engine listens,
+  // and its first HTTP worker before the others and the start block (which holds the first key).
   if (!alone) {
     await waitFor(async () => {
       if (proc.child.exitCode !== null) throw new Error("exited")
-      return (await fetch(`http://127.0.0.1:${fullEnv.RICOCHET_ENGINE_PORT}/.well-known/ricochet/status`)).ok
+      return proc.output().includes("Ricochet is running") &&
+        (await fetch(`http://127.0.0.1:${fullEnv.RICOCHET_ENGINE_PORT}/.well-known/ricochet/status`)).ok
     }, 120_000, "engine", proc.output).catch(async (error) => {
       await proc.stop("SIGKILL")
       throw error
@@ -210,7 +212,8 @@ export const startEngineProcess = async (env: Record<string, string | undefined>
   const baseUrl = `http://127.0.0.1:${port}`
   await waitFor(async () => {
     if (proc.child.exitCode !== null) throw new Error("exited")
-    return (await fetch(`${baseUrl}/.well-known/ricochet/status`)).ok
+    // Its first HTTP worker can answer before the others listen: ready once it says it serves.
+    return proc.output().includes("Ricochet engine: redirects on") && (await fetch(`${baseUrl}/.well-known/ricochet/status`)).ok
   }, 120_000, "engine", proc.output).catch(async (error) => {
     await proc.stop("SIGKILL")
     throw error

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { ConfigError, loadConfig } from "../../shared/config.ts"
@@ -41,8 +42,13 @@ describe("loadConfig defaults", () => {
       databaseUrl: undefined,
       natsUrl: undefined,
       databaseTimeoutSeconds: 5,
-      trustProxy: false
+      trustProxy: false,
+      engineWorkers: 1
     })
+  })
+
+  it.each([["4", 4], ["1", 1], ["auto", availableParallelism()]])("RICOCHET_ENGINE_WORKERS=%s: %i", (value, workers) => {
+    expect(loadConfig({ RICOCHET_ENGINE_WORKERS: value }).engineWorkers).toBe(workers)
   })
 
   it("resolves the data directory to an absolute path", () => {
@@ -115,7 +121,10 @@ describe("loadConfig refuses a bad value with one line naming the variable", () 
     ["RICOCHET_SPOOL_BUFFER_MB", "big"],
     ["RICOCHET_DB_TIMEOUT_SECONDS", "0"],
     ["RICOCHET_DB_TIMEOUT_SECONDS", "-3"],
-    ["RICOCHET_DB_TIMEOUT_SECONDS", "five"]
+    ["RICOCHET_DB_TIMEOUT_SECONDS", "five"],
+    ["RICOCHET_ENGINE_WORKERS", "0"],
+    ["RICOCHET_ENGINE_WORKERS", "1.5"],
+    ["RICOCHET_ENGINE_WORKERS", "all"]
   ])("%s=%j", (variable, value) => {
     const error = configError({ [variable]: value })
     expect(error).toBeInstanceOf(Error)

@@ -3,6 +3,7 @@ import { AnswerCounts, outcomeOf } from "../../engine/ops/answerCounts.ts"
 import { type EngineSnapshot, engineMetrics, recordBusLag } from "../../engine/ops/engineMetrics.ts"
 
 const snapshot = (over: Partial<EngineSnapshot> = {}): EngineSnapshot => ({
+  answers: [],
   busConnected: true,
   busReconnects: 0,
   cacheEntries: 3,
@@ -35,12 +36,11 @@ describe("outcomeOf", () => {
 describe("engineMetrics", () => {
   it("exports answers by outcome and status, and counters that only grow with the engine's totals", () => {
     const answers = new AnswerCounts()
-    let now = snapshot()
-    const render = engineMetrics(answers, () => now)
+    const render = engineMetrics()
     answers.record(302)
     answers.record(302)
     answers.record(404)
-    const first = render()
+    const first = render(snapshot({ answers: answers.snapshot() }))
     expect(value(first, `ricochet_engine_answers_total{outcome="redirect",status="302"}`)).toBe(2)
     expect(value(first, `ricochet_engine_answers_total{outcome="not_found",status="404"}`)).toBe(1)
     expect(value(first, "ricochet_engine_clicks_acknowledged_total")).toBe(10)
@@ -50,8 +50,7 @@ describe("engineMetrics", () => {
     expect(first).toMatch(/# TYPE ricochet_engine_answers_total counter/)
 
     answers.record(302)
-    now = snapshot({ clicksAcknowledged: 25, busConnected: false, cacheEntries: 1 })
-    const second = render()
+    const second = render(snapshot({ answers: answers.snapshot(), clicksAcknowledged: 25, busConnected: false, cacheEntries: 1 }))
     expect(value(second, `ricochet_engine_answers_total{outcome="redirect",status="302"}`)).toBe(3)
     expect(value(second, "ricochet_engine_clicks_acknowledged_total")).toBe(25)
     expect(value(second, "ricochet_engine_bus_connected")).toBe(0)
@@ -59,12 +58,12 @@ describe("engineMetrics", () => {
   })
 
   it("bus lag: a histogram of how late change events arrive, never negative when clocks disagree", () => {
-    const render = engineMetrics(new AnswerCounts(), () => snapshot())
+    const render = engineMetrics()
     const now = 1_795_000_000_000
     recordBusLag(now - 200, now)
     recordBusLag(now - 3_000, now)
     recordBusLag(now + 500, now)
-    const text = render()
+    const text = render(snapshot())
     expect(value(text, `ricochet_engine_bus_lag_seconds_bucket{le="0.005"}`)).toBe(1)
     expect(value(text, `ricochet_engine_bus_lag_seconds_bucket{le="0.25"}`)).toBe(2)
     expect(value(text, `ricochet_engine_bus_lag_seconds_bucket{le="5"}`)).toBe(3)

@@ -1,0 +1,96 @@
+import { parentPort, workerData } from "node:worker_threads"
+import { type FromHttpWorker, ToHttpWorker } from "../../shared/engine/httpWorkerMessages.ts"
+import { installConsoleLogging } from "../../shared/logging/installLogging.ts"
+import { receiver } from "../../shared/messages/receiver.ts"
+import { LinkCache } from "../cache/linkCache.ts"
+import { makeGeoLookup } from "../geo/geo.ts"
+import { startEngineServer } from "../http/server.ts"
+import { AnswerCounts } from "../ops/answerCounts.ts"
+import { statsOf } from "../ops/engineStatus.ts"
+import { ClickForwarder } from "./clickForwarder.ts"
+import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
+import { RemoteSource } from "./remoteSource.ts"
+
+/**
+ * One HTTP worker thread of the engine (engine/workers/httpWorkers.ts starts them): a
+ * uWebSockets.js app on the engine's port (the kernel spreads connections over the workers'
+ * listening sockets), with its own cache and slug filters. The main thread answers its cache's
+ * queries, fans the bus's change events out to it, and takes its clicks to the one writer.
+ */
+installConsoleLogging()
+const options = workerData as HttpWorkerOptions
+const port = parentPort!
+const send = (message: FromHttpWorker) => port.postMessage(message)
+const receive = receiver("engine HTTP worker", ToHttpWorker)
+
+const source = new RemoteSource((call) => send({ type: "source", call }))
+const cache = new LinkCache(source, options.cache)
+cache.setBusState(options.busState)
+const answers = new AnswerCounts()
+const clicks = new ClickForwarder((batch) => send({ type: "clicks", clicks: batch }))
+const geo = makeGeoLookup(options.geo)
+
+let nextStatusId = 0
+const statusWaiters = new Map<number, (json: string) => void>()
+const status = () =>
+  new Promise<string>((resolve) => {
+    const id = nextStatusId++
+    statusWaiters.set(id, resolve)
+    send({ type: "status", id })
+  })
+
+let server: Awaited<ReturnType<typeof startEngineServer>>
+try {
+  server = await startEngineServer({
+    host: options.host,
+    port: options.port,
+    cache,
+    clicks,
+    geo,
+    secret: options.secret,
+    trustProxy: options.trustProxy,
+    linkScheme: options.linkScheme,
+    answers,
+    status
+  })
+} catch (error) {
+  send({ type: "failed", error: error instanceof Error ? error.message : String(error) })
+  port.close()
+  throw error
+}
+
+port.on("message", (received: unknown) => {
+  const message = receive(received)
+  if (message === undefined) return
+  switch (message.type) {
+    case "change":
+      return cache.apply(message.event)
+    case "reset":
+      return cache.reset()
+    case "loaded":
+      return cache.prefill(message)
+    case "busState":
+      return cache.setBusState(message.connected ? { connected: true } : { connected: false, since: message.since })
+    case "link":
+    case "links":
+    case "domain":
+    case "slugs":
+    case "sourceFailed":
+      return source.answer(message)
+    case "stats":
+      return send({ type: "stats", id: message.id, stats: statsOf(cache, answers) })
+    case "status": {
+      const waiter = statusWaiters.get(message.id)
+      statusWaiters.delete(message.id)
+      return waiter?.(message.json)
+    }
+    case "stop":
+      void server.stop().then(() => {
+        clicks.flush()
+        send({ type: "stopped" })
+      })
+      return
+  }
+})
+
+send({ type: "listening", port: server.port })

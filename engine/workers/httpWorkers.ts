@@ -1,0 +1,201 @@
+import { Worker } from "node:worker_threads"
+import { type FromHttpWorker, type SourceCall, type ToHttpWorker, type WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
+import { FromHttpWorker as FromHttpWorkerSchema } from "../../shared/engine/httpWorkerMessages.ts"
+import { receiver } from "../../shared/messages/receiver.ts"
+import type { LinkSource } from "../cache/linkCache.ts"
+import type { ClickChannel } from "../clicks/clickChannel.ts"
+import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
+
+const RESTART_MS = 1_000
+const STOP_TIMEOUT_MS = 12_000
+const STATS_TIMEOUT_MS = 1_000
+
+export interface HttpWorkersOptions {
+  readonly count: number
+  /** What every worker starts with; `port` 0 lets the first pick one and the others share it. */
+  readonly worker: Omit<HttpWorkerOptions, "busState">
+  readonly busState: () => HttpWorkerOptions["busState"]
+  /** The main thread's database, answering the workers' caches. */
+  readonly source: LinkSource & Required<Pick<LinkSource, "links" | "slugs">>
+  readonly clicks: Pick<ClickChannel, "addColumns">
+  /** The status page's JSON, asked for by whichever worker a visitor reached. */
+  readonly status: () => Promise<string>
+}
+
+/** What the workers send, decoded before it is trusted. */
+const receiveFromWorker = receiver("engine HTTP worker (to the main thread)", FromHttpWorkerSchema)
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The engine's HTTP worker threads (docs/architecture.md, "Who owns what"): `count` uWebSockets.js
+ * apps listening on one port, the kernel handing each new connection to one of them. This
+ * thread keeps what there is one of per engine (the database pool, the bus subscription, the
+ * click writer) and serves the workers: their caches' queries, every change event, their clicks.
+ * A worker that dies is started again; its cache starts empty.
+ */
+export class HttpWorkers {
+  private readonly workers: Array<Worker | undefined> = []
+  private stopping = false
+  private nextStatsId = 0
+  private readonly statsWaiters = new Map<number, (stats: WorkerStats) => void>()
+  private readonly stoppedWaiters = new Map<Worker, () => void>()
+  private port = 0
+  /** Counts the change events and resets sent: a load that spans one may predate it, so it is not shared. */
+  private changes = 0
+
+  private constructor(private readonly options: HttpWorkersOptions) {}
+
+  /** Starts every worker; resolves once all listen (the first picks the port when it is 0). */
+  static async start(options: HttpWorkersOptions): Promise<HttpWorkers> {
+    const pool = new HttpWorkers(options)
+    try {
+      pool.port = await pool.spawn(0, options.worker.port)
+      await Promise.all(Array.from({ length: options.count - 1 }, (_, i) => pool.spawn(i + 1, pool.port)))
+    } catch (error) {
+      await pool.stop()
+      throw error
+    }
+    return pool
+  }
+
+  get listeningPort(): number {
+    return this.port
+  }
+
+  get count(): number {
+    return this.options.count
+  }
+
+  /** To every worker, in the order sent (a change event, a reset, the bus's state). */
+  broadcast(message: ToHttpWorker): void {
+    if (message.type === "change" || message.type === "reset") this.changes++
+    for (const worker of this.workers) worker?.postMessage(message)
+  }
+
+  /** What one worker's miss loaded, to the others (unless a change came while it was loading). */
+  private share(from: Worker, since: number, loaded: Omit<Extract<ToHttpWorker, { type: "loaded" }>, "type">): void {
+    if (this.changes !== since) return
+    const message: ToHttpWorker = { type: "loaded", ...loaded }
+    for (const worker of this.workers) if (worker !== undefined && worker !== from) worker.postMessage(message)
+  }
+
+  /** Every running worker's counters; one that does not answer within a second is left out. */
+  async stats(): Promise<Array<WorkerStats>> {
+    const running = this.workers.filter((worker) => worker !== undefined)
+    const answers = await Promise.all(running.map((worker) => {
+      const id = this.nextStatsId++
+      return new Promise<WorkerStats | undefined>((resolve) => {
+        const timer = setTimeout(() => {
+          this.statsWaiters.delete(id)
+          resolve(undefined)
+        }, STATS_TIMEOUT_MS)
+        this.statsWaiters.set(id, (stats) => {
+          clearTimeout(timer)
+          this.statsWaiters.delete(id)
+          resolve(stats)
+        })
+        worker.postMessage({ type: "stats", id } satisfies ToHttpWorker)
+      })
+    }))
+    return answers.filter((stats) => stats !== undefined)
+  }
+
+  /** Each worker stops listening, answers what is in flight and sends its last clicks; then it ends. */
+  async stop(): Promise<void> {
+    this.stopping = true
+    await Promise.all(this.workers.map(async (worker) => {
+      if (worker === undefined) return
+      const stopped = new Promise<void>((resolve) => {
+        this.stoppedWaiters.set(worker, resolve)
+        worker.once("exit", () => resolve())
+        setTimeout(resolve, STOP_TIMEOUT_MS).unref()
+      })
+      worker.postMessage({ type: "stop" } satisfies ToHttpWorker)
+      await stopped
+      await worker.terminate()
+    }))
+  }
+
+  private spawn(index: number, port: number): Promise<number> {
+    const workerData: HttpWorkerOptions = { ...this.options.worker, port, busState: this.options.busState() }
+    const worker = new Worker(new URL("./httpWorkerEntry.mjs", import.meta.url), { workerData })
+    this.workers[index] = worker
+    let listened = false
+    return new Promise<number>((resolve, reject) => {
+      worker.on("message", (raw: unknown) => {
+        const message = receiveFromWorker(raw)
+        if (message === undefined) return
+        if (message.type === "listening") {
+          listened = true
+          return resolve(message.port)
+        }
+        if (message.type === "failed") return reject(new Error(message.error))
+        this.receive(worker, message)
+      })
+      worker.on("error", (error) => console.error(`engine HTTP worker ${index} failed`, error))
+      worker.on("exit", (code) => {
+        reject(new Error(`engine HTTP worker ${index} exited (${code}) before it listened`))
+        if (this.workers[index] !== worker) return
+        this.workers[index] = undefined
+        // One that never listened would fail the same way again: the start reports it instead.
+        if (this.stopping || !listened) return
+        console.error(`engine HTTP worker ${index} exited (${code}); starting it again in ${RESTART_MS} ms`)
+        setTimeout(() => {
+          if (!this.stopping) this.spawn(index, this.port).catch((error) => console.error(`engine HTTP worker ${index} did not start again`, error))
+        }, RESTART_MS).unref()
+      })
+    })
+  }
+
+  private receive(worker: Worker, message: FromHttpWorker): void {
+    switch (message.type) {
+      case "clicks":
+        return this.options.clicks.addColumns(message.clicks)
+      case "source":
+        return this.answerSource(worker, message.call)
+      case "stats":
+        return this.statsWaiters.get(message.id)?.(message.stats)
+      case "status":
+        void this.options.status().then((json) => worker.postMessage({ type: "status", id: message.id, json } satisfies ToHttpWorker))
+        return
+      case "stopped":
+        return this.stoppedWaiters.get(worker)?.()
+      case "listening":
+      case "failed":
+        return
+    }
+  }
+
+  private answerSource(worker: Worker, call: SourceCall): void {
+    const { source } = this.options
+    const reply = (message: ToHttpWorker) => worker.postMessage(message)
+    const fail = (error: unknown) => reply({ type: "sourceFailed", id: call.id, error: messageOf(error) })
+    const since = this.changes
+    switch (call.type) {
+      case "link":
+        return void source.link(call.host, call.slug).then((record) => {
+          reply({ type: "link", id: call.id, record })
+          const missing = record === null ? [{ host: call.host, slug: call.slug }] : []
+          this.share(worker, since, { links: record === null ? [] : [record], missingLinks: missing, domains: [], missingDomains: [] })
+        }, fail)
+      case "links":
+        return void source.links(call.keys).then((found) => {
+          const records = [...found.values()]
+          reply({ type: "links", id: call.id, records })
+          const missing = call.keys.filter(({ host, slug }) => !found.has(`${host}\n${slug}`))
+          this.share(worker, since, { links: records, missingLinks: missing, domains: [], missingDomains: [] })
+        }, fail)
+      case "domain":
+        return void source.domain(call.host).then((record) => {
+          reply({ type: "domain", id: call.id, record })
+          this.share(worker, since, { links: [], missingLinks: [], domains: record === null ? [] : [record], missingDomains: record === null ? [call.host] : [] })
+        }, fail)
+      case "slugs":
+        return void (async () => {
+          for await (const slugs of source.slugs(call.host)) reply({ type: "slugs", id: call.id, slugs, done: false })
+          reply({ type: "slugs", id: call.id, slugs: [], done: true })
+        })().catch(fail)
+    }
+  }
+}

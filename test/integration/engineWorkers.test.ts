@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type EngineStack, startEngineStack } from "../support/engineStack.ts"
+import { eventually, visit } from "../support/processes.ts"
+
+/**
+ * An engine with RICOCHET_ENGINE_WORKERS=3 (engine/workers/): three uWebSockets.js apps on one
+ * port, each with its own cache. Every request below is a new connection, which the kernel hands
+ * to one of the workers; the status page shows each worker's share.
+ */
+describe("an engine with three HTTP workers", () => {
+  const WORKERS = 3
+  const CONNECTIONS = 48
+  let stack: EngineStack
+
+  interface PerWorker {
+    readonly links: number
+    readonly queries: number
+    readonly answered: number
+  }
+  interface Status {
+    readonly workers: number
+    readonly queries: number
+    readonly clicks: { readonly people: number }
+    readonly sink: { readonly acknowledged: number }
+    readonly perWorker: ReadonlyArray<PerWorker>
+  }
+  const status = async (): Promise<Status> => (await fetch(`${stack.engine.baseUrl}/.well-known/ricochet/status`)).json() as Promise<Status>
+  /** Every visit this file makes, each counted once: a person's browser on a new connection. */
+  let visits = 0
+  const locations = () => {
+    visits += CONNECTIONS
+    return Promise.all(Array.from({ length: CONNECTIONS }, () => visit(stack.engine.baseUrl, stack.host, "/spread").then((r) => r.location)))
+  }
+
+  beforeAll(async () => {
+    stack = await startEngineStack({ RICOCHET_ENGINE_WORKERS: String(WORKERS), RICOCHET_CACHE_TTL_SECONDS: "600" })
+  }, 120_000)
+  afterAll(async () => {
+    await stack?.stop()
+  })
+
+  it("serves from every worker, and a change reaches every worker's cache over the bus", async () => {
+    const created = await stack.api.post("/v1/links", { url: "https://example.com/first", slug: "spread" })
+    expect(created.status).toBe(201)
+    await eventually(async () => (await locations()).every((l) => l === "https://example.com/first"), 10_000, 100)
+    const before = await status()
+    expect(before.workers).toBe(WORKERS)
+    expect(before.perWorker).toHaveLength(WORKERS)
+    // Connections went to every worker, and what one worker loaded warmed the others.
+    for (const worker of before.perWorker) {
+      expect(worker.answered).toBeGreaterThan(0)
+      expect(worker.links).toBeGreaterThanOrEqual(1)
+    }
+
+    expect((await stack.api.patch(`/v1/links/${created.body.id}`, { url: "https://example.com/second" })).status).toBe(200)
+    await eventually(async () => (await locations()).every((l) => l === "https://example.com/second"), 5_000, 50)
+    // Every worker took the new url from the change event (TTL 600 s): none asked the database again.
+    expect((await status()).queries).toBe(before.queries)
+  })
+
+  it("counts the clicks of every worker through the one writer", async () => {
+    await locations()
+    let now = await status()
+    await eventually(async () => (now = await status()).sink.acknowledged >= visits, 10_000, 100)
+    // Give a doubled click the time to show, then compare.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    now = await status()
+    expect([now.clicks.people, now.sink.acknowledged]).toEqual([visits, visits])
+  })
+
+  it("stops gracefully on SIGTERM (every worker's sockets closed, exit 0)", async () => {
+    expect(await stack.engine.stop("SIGTERM")).toBe(0)
+  })
+})
