@@ -147,9 +147,9 @@ const positiveInteger = (env: Env, name: string, fallback: number): number => {
   return Number(raw)
 }
 
-/** A whole number of workers, or `auto` for one per core; 1 (this thread) unless set. */
+/** A whole number of HTTP workers, or `auto` (the default): one per core. */
 const engineWorkers = (env: Env, name: string): number =>
-  nonEmpty(env, name) === "auto" ? availableParallelism() : positiveInteger(env, name, 1)
+  nonEmpty(env, name) === "auto" ? availableParallelism() : positiveInteger(env, name, availableParallelism())
 
 const nonNegativeNumber = (env: Env, name: string, fallback: number): number => {
   const raw = nonEmpty(env, name)

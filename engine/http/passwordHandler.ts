@@ -4,7 +4,7 @@ import { SLUG_PATTERN as SLUG } from "../../shared/links/slug.ts"
 import { type LinkCache, MISSING } from "../cache/linkCache.ts"
 import { badRequestPage, notFoundPage, passwordPage, payloadTooLargePage } from "../pages/html.ts"
 import { REDIRECT_REFERRER_POLICY } from "../pages/securityHeaders.ts"
-import { AttemptLimiter, cookieName, signUnlock, UNLOCK_TTL_SECONDS } from "../password/unlock.ts"
+import { cookieName, type PasswordAttempts, signUnlock, UNLOCK_TTL_SECONDS } from "../password/unlock.ts"
 import { type Incoming, selfUrl } from "./incoming.ts"
 import type { PendingAnswers, Respond } from "./pendingAnswers.ts"
 import { hostKind } from "./requestHost.ts"
@@ -18,12 +18,11 @@ export interface PasswordDeps {
   /** Scheme visitors used, for Secure cookies: "https" behind TLS termination. */
   readonly linkScheme: "http" | "https"
   readonly pending: PendingAnswers
+  readonly attempts: PasswordAttempts
 }
 
 /** The password form posts back to the short link: verify, set the unlock cookie, send on. */
-export const makePasswordHandler = ({ cache, secret, linkScheme, pending }: PasswordDeps) => {
-  const attempts = new AttemptLimiter()
-
+export const makePasswordHandler = ({ cache, secret, linkScheme, pending, attempts }: PasswordDeps) => {
   const verifyPassword = async (incoming: Incoming, form: string): Promise<Respond> => {
     let domain = cache.peekDomain(incoming.host)
     if (domain === undefined) {
@@ -37,16 +36,15 @@ export const makePasswordHandler = ({ cache, secret, linkScheme, pending }: Pass
       return (r) => page(r, false, 404, notFoundPage())
     }
     const action = selfUrl(incoming)
-    const now = Date.now()
     const limiterKey = `${link.id}\n${incoming.ip}`
-    if (attempts.blocked(limiterKey, now)) return (r) => page(r, false, 429, passwordPage(action, "limited"), [["retry-after", "60"]])
+    if (await attempts.blocked(limiterKey)) return (r) => page(r, false, 429, passwordPage(action, "limited"), [["retry-after", "60"]])
     const password = new URLSearchParams(form).get("password") ?? ""
     const ok = password !== "" && (await argon2Verify({ password, hash: passwordHash }).catch(() => false))
     if (!ok) {
-      attempts.fail(limiterKey, now)
+      attempts.failed(limiterKey)
       return (r) => page(r, false, 403, passwordPage(action, "wrong"))
     }
-    const cookie = `${cookieName(link.id)}=${signUnlock(secret, link.id, passwordHash, now)}; ` +
+    const cookie = `${cookieName(link.id)}=${signUnlock(secret, link.id, passwordHash, Date.now())}; ` +
       `Path=/${incoming.slug}; Max-Age=${UNLOCK_TTL_SECONDS}; HttpOnly; SameSite=Lax${linkScheme === "https" ? "; Secure" : ""}`
     // Back to the short link as a GET: the rules run there and the click is counted once.
     return (r) => send(r, false, 303, [["location", action], ["set-cookie", cookie], ["cache-control", NO_STORE], ["referrer-policy", REDIRECT_REFERRER_POLICY]])

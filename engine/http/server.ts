@@ -6,6 +6,7 @@ import { errorPage, methodNotAllowedPage } from "../pages/html.ts"
 import { type ReadOptions, readIncoming } from "./incoming.ts"
 import { makePasswordHandler } from "./passwordHandler.ts"
 import { PendingAnswers } from "./pendingAnswers.ts"
+import { localAttempts, type PasswordAttempts } from "../password/unlock.ts"
 import type { AnswerCounts } from "../ops/answerCounts.ts"
 import { answerFailure, countAnswersIn, page } from "./respond.ts"
 import { makeStatusHandler } from "./statusHandler.ts"
@@ -23,6 +24,8 @@ export interface EngineServerOptions {
   readonly linkScheme: "http" | "https"
   /** The status page's JSON text (a promise of it in a worker: the figures are summed on the main thread). */
   readonly status: () => string | Promise<string>
+  /** Wrong password guesses: counted here unless given (an HTTP worker asks its main thread). */
+  readonly attempts?: PasswordAttempts
   /** Answers by status, for the admin port's /metrics. */
   readonly answers?: AnswerCounts
 }
@@ -35,7 +38,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const readOptions: ReadOptions = { trustProxy: options.trustProxy, geoHeaderName: geo.headerName }
   const status = makeStatusHandler(options.status, pending)
   const visit = makeVisitHandler({ cache, clicks, geo, secret, pending })
-  const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending })
+  const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending, attempts: options.attempts ?? localAttempts() })
   let closing = false
 
   const route = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {

@@ -39,6 +39,22 @@ export const readCookie = (header: string, name: string): string | undefined => 
 }
 
 /**
+ * Where the password form counts wrong guesses. One count per engine process: with HTTP workers
+ * the main thread keeps it and the workers ask (engine/workers/), so a guesser gains nothing by
+ * opening new connections.
+ */
+export interface PasswordAttempts {
+  readonly blocked: (key: string) => boolean | Promise<boolean>
+  readonly failed: (key: string) => void
+}
+
+/** The count kept on this thread. */
+export const localAttempts = (limiter = new AttemptLimiter()): PasswordAttempts => ({
+  blocked: (key) => limiter.blocked(key, Date.now()),
+  failed: (key) => limiter.fail(key, Date.now())
+})
+
+/**
  * Failed password attempts per link and client address, in fixed one-minute windows: five
  * wrong guesses a minute, then the form refuses until the window ends. Per engine process.
  */

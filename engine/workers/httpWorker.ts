@@ -7,6 +7,7 @@ import { makeGeoLookup } from "../geo/geo.ts"
 import { startEngineServer } from "../http/server.ts"
 import { AnswerCounts } from "../ops/answerCounts.ts"
 import { statsOf } from "../ops/engineStatus.ts"
+import type { PasswordAttempts } from "../password/unlock.ts"
 import { ClickForwarder } from "./clickForwarder.ts"
 import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
 import { RemoteSource } from "./remoteSource.ts"
@@ -30,14 +31,25 @@ const answers = new AnswerCounts()
 const clicks = new ClickForwarder((batch) => send({ type: "clicks", clicks: batch }))
 const geo = makeGeoLookup(options.geo)
 
-let nextStatusId = 0
+// Answers the main thread owes this worker, by id: the status page and password guess counts.
+let nextId = 0
 const statusWaiters = new Map<number, (json: string) => void>()
+const attemptWaiters = new Map<number, (blocked: boolean) => void>()
 const status = () =>
   new Promise<string>((resolve) => {
-    const id = nextStatusId++
+    const id = nextId++
     statusWaiters.set(id, resolve)
     send({ type: "status", id })
   })
+const attempts: PasswordAttempts = {
+  blocked: (key) =>
+    new Promise<boolean>((resolve) => {
+      const id = nextId++
+      attemptWaiters.set(id, resolve)
+      send({ type: "attemptBlocked", id, key })
+    }),
+  failed: (key) => send({ type: "attemptFailed", key })
+}
 
 let server: Awaited<ReturnType<typeof startEngineServer>>
 try {
@@ -51,7 +63,8 @@ try {
     trustProxy: options.trustProxy,
     linkScheme: options.linkScheme,
     answers,
-    status
+    status,
+    attempts
   })
 } catch (error) {
   send({ type: "failed", error: error instanceof Error ? error.message : String(error) })
@@ -79,6 +92,11 @@ port.on("message", (received: unknown) => {
       return source.answer(message)
     case "stats":
       return send({ type: "stats", id: message.id, stats: statsOf(cache, answers) })
+    case "attemptBlocked": {
+      const waiter = attemptWaiters.get(message.id)
+      attemptWaiters.delete(message.id)
+      return waiter?.(message.blocked)
+    }
     case "status": {
       const waiter = statusWaiters.get(message.id)
       statusWaiters.delete(message.id)

@@ -4,6 +4,7 @@ import { FromHttpWorker as FromHttpWorkerSchema } from "../../shared/engine/http
 import { receiver } from "../../shared/messages/receiver.ts"
 import type { LinkSource } from "../cache/linkCache.ts"
 import type { ClickChannel } from "../clicks/clickChannel.ts"
+import { AttemptLimiter } from "../password/unlock.ts"
 import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
 
 const RESTART_MS = 1_000
@@ -41,6 +42,8 @@ export class HttpWorkers {
   private readonly statsWaiters = new Map<number, (stats: WorkerStats) => void>()
   private readonly stoppedWaiters = new Map<Worker, () => void>()
   private port = 0
+  /** The password form's guess count, one for every worker. */
+  private readonly attempts = new AttemptLimiter()
   /** Counts the change events and resets sent: a load that spans one may predate it, so it is not shared. */
   private changes = 0
 
@@ -159,6 +162,10 @@ export class HttpWorkers {
       case "status":
         void this.options.status().then((json) => worker.postMessage({ type: "status", id: message.id, json } satisfies ToHttpWorker))
         return
+      case "attemptBlocked":
+        return worker.postMessage({ type: "attemptBlocked", id: message.id, blocked: this.attempts.blocked(message.key, Date.now()) } satisfies ToHttpWorker)
+      case "attemptFailed":
+        return this.attempts.fail(message.key, Date.now())
       case "stopped":
         return this.stoppedWaiters.get(worker)?.()
       case "listening":

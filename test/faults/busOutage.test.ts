@@ -110,11 +110,16 @@ const served = async (engines: ReadonlyArray<Engine>, expected: Expected, within
  * Makes an engine's slug filter for HOST ready (it answers a fresh slug without the database):
  * visits never-created slugs until the engine reports a filtered lookup.
  */
+/**
+ * Until the engine's slug filters answer: a dozen probes on new connections, all answered by a
+ * filter (with HTTP workers, each has its own filter, and the probes reach every worker).
+ */
+const PROBES = 12
 const filterReady = (engine: Engine) =>
   eventually(async () => {
     const before = (await status(engine)).filtered
-    await visit(engine.baseUrl, HOST, `/probe-${Math.random().toString(36).slice(2)}`)
-    return (await status(engine)).filtered > before
+    await Promise.all(Array.from({ length: PROBES }, () => visit(engine.baseUrl, HOST, `/probe-${Math.random().toString(36).slice(2)}`)))
+    return (await status(engine)).filtered - before === PROBES
   }, 15_000, 100)
 
 const url = (name: string) => `https://example.com/${name}`

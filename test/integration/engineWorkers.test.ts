@@ -68,6 +68,21 @@ describe("an engine with three HTTP workers", () => {
     expect([now.clicks.people, now.sink.acknowledged]).toEqual([visits, visits])
   })
 
+  it("counts wrong password guesses once per engine, whichever worker each connection reaches", async () => {
+    expect((await stack.api.post("/v1/links", { url: "https://example.com/locked", slug: "locked", password: "right" })).status).toBe(201)
+    const guess = (password: string) =>
+      visit(stack.engine.baseUrl, stack.host, "/locked", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: `password=${password}`
+      })
+    await eventually(async () => (await guess("warmup")).status === 403, 10_000, 100)
+    // Four more wrong guesses make five this minute, each on a new connection; then every worker refuses.
+    for (let i = 0; i < 4; i++) expect((await guess(`wrong${i}`)).status).toBe(403)
+    const after = await Promise.all(Array.from({ length: 12 }, () => guess("right")))
+    expect(after.map((answer) => answer.status)).toEqual(Array(12).fill(429))
+  })
+
   it("stops gracefully on SIGTERM (every worker's sockets closed, exit 0)", async () => {
     expect(await stack.engine.stop("SIGTERM")).toBe(0)
   })

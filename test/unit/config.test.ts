@@ -43,7 +43,7 @@ describe("loadConfig defaults", () => {
       natsUrl: undefined,
       databaseTimeoutSeconds: 5,
       trustProxy: false,
-      engineWorkers: 1
+      engineWorkers: availableParallelism()
     })
   })
 
