@@ -64,7 +64,10 @@ export default async function run(): Promise<ScenarioResult> {
       DATABASE_URL: undefined,
       NATS_URL: undefined,
       RICOCHET_GEO_HEADER: "cf-ipcountry",
-      RICOCHET_LINK_SCHEME: "http"
+      RICOCHET_LINK_SCHEME: "http",
+      // The hot path on one thread, so the server thread's CPU per request compares with bare
+      // uWS.js's; what more workers do is the engine-workers scenario.
+      RICOCHET_ENGINE_WORKERS: "1"
     })
     scope.defer("stop npm start", () => control.stop())
     const engineUrl = `http://127.0.0.1:${control.env.RICOCHET_ENGINE_PORT}`
