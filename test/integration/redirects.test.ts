@@ -44,6 +44,13 @@ const header = (answer: Answer, name: string): string => {
 /** Every redirect and page of the engine must not be stored by browsers or proxies. */
 const expectNoStore = (answer: Answer) => expect(header(answer, "cache-control")).toBe("private, no-store")
 
+/**
+ * Until `check` holds on several new connections at once: each HTTP worker of the engine hears
+ * of a change on its own, within milliseconds of the others, and a connection reaches one of them.
+ */
+const onEveryWorker = (check: () => Promise<boolean>, timeoutMs: number) =>
+  eventually(async () => (await Promise.all(Array.from({ length: 6 }, check))).every(Boolean), timeoutMs)
+
 const expectHtml = (answer: Answer, status: number) => {
   expect(answer.status, answer.body.slice(0, 300)).toBe(status)
   expect(header(answer, "content-type")).toMatch(/^text\/html/)
@@ -159,7 +166,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     // An edit reaches the engine over the bus: the status changes on the next visits.
     const patched = await api.get("/v1/links/info?domain=my-workspace.localhost&slug=typed-301")
     await patchLink(patched.body.id, { redirectType: 302 })
-    await eventually(async () => (await go("/typed-301")).status === 302, 2_000)
+    await onEveryWorker(async () => (await go("/typed-301")).status === 302, 2_000)
   })
 
   it("answers HEAD with the same status and location, an empty body, and does not count it", async () => {
@@ -226,9 +233,9 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     try {
       const updated = await patchDomain(subdomainId, { rootRedirectUrl: "https://example.com/home", notFoundUrl: "https://example.com/missing" })
       expect(updated).toMatchObject({ rootRedirectUrl: "https://example.com/home", notFoundUrl: "https://example.com/missing" })
-      await eventually(async () => (await go("/")).location === "https://example.com/home", 2_000)
+      await onEveryWorker(async () => (await go("/")).location === "https://example.com/home", 2_000)
       expectRedirect(await go("/"), 302, "https://example.com/home")
-      await eventually(async () => (await go("/does-not-exist")).location === "https://example.com/missing", 2_000)
+      await onEveryWorker(async () => (await go("/does-not-exist")).location === "https://example.com/missing", 2_000)
       expectRedirect(await go("/does-not-exist"), 302, "https://example.com/missing")
       expectRedirect(await go("/a.b/c"), 302, "https://example.com/missing")
       // Existing links are unaffected.
@@ -238,7 +245,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     } finally {
       await patchDomain(subdomainId, { rootRedirectUrl: null, notFoundUrl: null })
     }
-    await eventually(async () => (await go("/")).status === 200 && (await go("/does-not-exist")).status === 404, 2_000)
+    await onEveryWorker(async () => (await go("/")).status === 200 && (await go("/does-not-exist")).status === 404, 2_000)
   })
 
   it("expiry: the link's expiredUrl, else the domain's expiredUrl, else a 410 page; not yet expired redirects", async () => {
@@ -256,20 +263,20 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
 
     try {
       await patchDomain(subdomainId, { expiredUrl: "https://example.com/domain-expired" })
-      await eventually(async () => (await go("/exp-none")).location === "https://example.com/domain-expired", 2_000)
+      await onEveryWorker(async () => (await go("/exp-none")).location === "https://example.com/domain-expired", 2_000)
       expectRedirect(await go("/exp-none"), 302, "https://example.com/domain-expired")
       // The link's own expiredUrl wins over the domain's.
       expectRedirect(await go("/exp-own"), 302, "https://example.com/link-expired")
     } finally {
       await patchDomain(subdomainId, { expiredUrl: null })
     }
-    await eventually(async () => (await go("/exp-none")).status === 410, 2_000)
+    await onEveryWorker(async () => (await go("/exp-none")).status === 410, 2_000)
 
     // Moving expiresAt into the future brings the link back; clearing it too.
     await patchLink(without.id, { expiresAt: future })
-    await eventually(async () => (await go("/exp-none")).location === "https://example.com/live-2", 2_000)
+    await onEveryWorker(async () => (await go("/exp-none")).location === "https://example.com/live-2", 2_000)
     await patchLink(withOwn.id, { expiresAt: null })
-    await eventually(async () => (await go("/exp-own")).location === "https://example.com/live-1", 2_000)
+    await onEveryWorker(async () => (await go("/exp-own")).location === "https://example.com/live-1", 2_000)
   })
 
   describe("password-protected links", () => {
@@ -355,7 +362,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
 
       // A new password invalidates every cookie issued before.
       await patchLink(link.id, { password: "new-password" })
-      await eventually(async () => (await go("/pw-open", { headers: { cookie } })).status === 200, 2_000)
+      await onEveryWorker(async () => (await go("/pw-open", { headers: { cookie } })).status === 200, 2_000)
       expectHtml(await go("/pw-open", { headers: { cookie } }), 200)
       expect((await postForm("/pw-open", { password: "open-sesame" })).status).toBe(403)
       const again = await postForm("/pw-open", { password: "new-password" })
@@ -365,7 +372,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
 
       // Removing the password opens the link to everyone.
       await patchLink(link.id, { password: null })
-      await eventually(async () => (await go("/pw-open")).status === 302, 2_000)
+      await onEveryWorker(async () => (await go("/pw-open")).status === 302, 2_000)
       // Posting to a link without a password is a 404, not an unlock.
       expect((await postForm("/pw-open", { password: "anything" })).status).toBe(404)
     })
@@ -693,7 +700,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     expect(verified.body.verified, verified.body.reason).toBe(true)
     expect(verified.body.domain.status).toBe("verified")
 
-    await eventually(async () => (await go("/custom", {}, CUSTOM_HOST)).location === "https://example.com/custom", 3_000)
+    await onEveryWorker(async () => (await go("/custom", {}, CUSTOM_HOST)).location === "https://example.com/custom", 3_000)
     expectRedirect(await go("/custom", {}, CUSTOM_HOST), 302, "https://example.com/custom")
     // Host names are case-insensitive and may carry a port.
     expectRedirect(await go("/custom", {}, `GO.Redirects-Test.com:${ctl.env.RICOCHET_ENGINE_PORT}`), 302, "https://example.com/custom")
