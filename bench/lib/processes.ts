@@ -16,6 +16,19 @@ import {
 export { ADMIN_DATABASE_URL, apiClient, eventually, freePort, removeDir, startControl, startEngineProcess, startNats, tempDir, visit } from "../../test/support/processes.ts"
 
 /** A desktop Chrome: classified as a person, so click capture runs for every request. */
+/**
+ * The environment of an embedded npm start for redirect load: its own data directory, no
+ * PostgreSQL or NATS, the country from cf-ipcountry, plain http links, `workers` HTTP workers.
+ */
+export const embeddedRedirectEnv = (dir: string, workers: number) => ({
+  RICOCHET_DATA_DIR: dir,
+  DATABASE_URL: undefined,
+  NATS_URL: undefined,
+  RICOCHET_GEO_HEADER: "cf-ipcountry",
+  RICOCHET_LINK_SCHEME: "http",
+  RICOCHET_ENGINE_WORKERS: String(workers)
+})
+
 export const BROWSER_UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 

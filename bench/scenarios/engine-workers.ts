@@ -5,6 +5,7 @@ import {
   apiClient,
   BROWSER_UA,
   createRuleLinks,
+  embeddedRedirectEnv,
   FIRST_HOST,
   firstKey,
   removeDir,
@@ -26,14 +27,7 @@ const measure = async (workers: number, durationSec: number, connections: number
   try {
     const dir = await tempDir(`ricochet-bench-workers-${workers}-`)
     scope.defer("remove data dir", () => removeDir(dir))
-    const control = await startControl({
-      RICOCHET_DATA_DIR: dir,
-      DATABASE_URL: undefined,
-      NATS_URL: undefined,
-      RICOCHET_GEO_HEADER: "cf-ipcountry",
-      RICOCHET_LINK_SCHEME: "http",
-      RICOCHET_ENGINE_WORKERS: String(workers)
-    })
+    const control = await startControl(embeddedRedirectEnv(dir, workers))
     scope.defer("stop npm start", () => control.stop())
     const engineUrl = `http://127.0.0.1:${control.env.RICOCHET_ENGINE_PORT}`
     const api = apiClient(control.baseUrl, firstKey(control))
