@@ -139,7 +139,7 @@ export class LinkCache {
   mayExist(host: string, slug: string): boolean | undefined {
     let state = this.filters.get(host)
     if (state === undefined) {
-      state = { filter: null, builtAt: 0, pending: [], building: false, retryAt: 0, generation: this.generation }
+      state = this.newFilterState()
       this.filters.set(host, state)
     }
     const now = Date.now()
@@ -152,6 +152,22 @@ export class LinkCache {
     if (state.filter.mayContain(slug)) return true
     this.filtered++
     return false
+  }
+
+  /**
+   * Starts building the domain's slug filter if there is none yet: another HTTP worker built one,
+   * so visitors of this domain will reach this worker too (and during a database outage a filter
+   * built now is what still answers "no such slug").
+   */
+  warmFilter(host: string): void {
+    if (this.filters.has(host)) return
+    const state = this.newFilterState()
+    this.filters.set(host, state)
+    this.buildFilter(host, state, Date.now())
+  }
+
+  private newFilterState(): FilterState {
+    return { filter: null, builtAt: 0, pending: [], building: false, retryAt: 0, generation: this.generation }
   }
 
   private buildFilter(host: string, state: FilterState, startedAt: number): void {

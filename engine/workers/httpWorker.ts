@@ -80,6 +80,8 @@ port.on("message", (received: unknown) => {
       return cache.apply(message.event)
     case "reset":
       return cache.reset()
+    case "warmFilter":
+      return cache.warmFilter(message.host)
     case "loaded":
       return cache.prefill(message)
     case "busState":

@@ -10,6 +10,9 @@ import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
 const RESTART_MS = 1_000
 const STOP_TIMEOUT_MS = 12_000
 const STATS_TIMEOUT_MS = 1_000
+const WARM_INTERVAL_MS = 60_000
+/** Domains remembered for WARM_INTERVAL_MS: bounded, as the hosts asked for come from visitors. */
+const MAX_WARMED = 10_000
 
 export interface HttpWorkersOptions {
   readonly count: number
@@ -44,6 +47,8 @@ export class HttpWorkers {
   private port = 0
   /** The password form's guess count, one for every worker. */
   private readonly attempts = new AttemptLimiter()
+  /** Domains whose filter every worker was told to build, and when (reset on a bus reset, which drops every filter). */
+  private readonly warmed = new Map<string, number>()
   /** Counts the change events and resets sent: a load that spans one may predate it, so it is not shared. */
   private changes = 0
 
@@ -73,6 +78,7 @@ export class HttpWorkers {
   /** To every worker, in the order sent (a change event, a reset, the bus's state). */
   broadcast(message: ToHttpWorker): void {
     if (message.type === "change" || message.type === "reset") this.changes++
+    if (message.type === "reset") this.warmed.clear()
     for (const worker of this.workers) worker?.postMessage(message)
   }
 
@@ -174,6 +180,20 @@ export class HttpWorkers {
     }
   }
 
+  /**
+   * One worker builds a domain's slug filter: the others build theirs now, rather than when a
+   * visitor of that domain first reaches them (maybe during a database outage, when no filter can
+   * be built and every unknown slug would be a 503 instead of a 404). Their own listings follow
+   * within milliseconds and must not start another round: once a minute per domain at most.
+   */
+  private warmFilters(from: Worker, host: string): void {
+    const now = Date.now()
+    if (now - (this.warmed.get(host) ?? -Infinity) < WARM_INTERVAL_MS) return
+    this.warmed.set(host, now)
+    if (this.warmed.size > MAX_WARMED) this.warmed.delete(this.warmed.keys().next().value!)
+    for (const worker of this.workers) if (worker !== undefined && worker !== from) worker.postMessage({ type: "warmFilter", host } satisfies ToHttpWorker)
+  }
+
   private answerSource(worker: Worker, call: SourceCall): void {
     const { source } = this.options
     const reply = (message: ToHttpWorker) => worker.postMessage(message)
@@ -199,6 +219,7 @@ export class HttpWorkers {
           this.share(worker, since, { links: [], missingLinks: [], domains: record === null ? [] : [record], missingDomains: record === null ? [call.host] : [] })
         }, fail)
       case "slugs":
+        this.warmFilters(worker, call.host)
         return void (async () => {
           for await (const slugs of source.slugs(call.host)) reply({ type: "slugs", id: call.id, slugs, done: false })
           reply({ type: "slugs", id: call.id, slugs: [], done: true })

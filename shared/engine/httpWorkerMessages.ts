@@ -41,6 +41,8 @@ export type SourceCall = typeof SourceCall.Type
 export const ToHttpWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("change"), event: ChangeEvent }),
   Schema.Struct({ type: Schema.Literal("reset") }),
+  /** Another worker lists this domain's slugs for its filter: build one too. */
+  Schema.Struct({ type: Schema.Literal("warmFilter"), host: Schema.String }),
   /**
    * What another worker's miss loaded (and what it found not to exist), so every worker's cache
    * warms alike and serves the same last known answers through a database outage.

@@ -14,6 +14,8 @@ describe("an engine with three HTTP workers", () => {
 
   interface PerWorker {
     readonly links: number
+    readonly filters: number
+    readonly domains: number
     readonly queries: number
     readonly answered: number
   }
@@ -37,6 +39,16 @@ describe("an engine with three HTTP workers", () => {
   }, 120_000)
   afterAll(async () => {
     await stack?.stop()
+  })
+
+  it("one worker building a domain's slug filter has every worker build one", async () => {
+    // Before any visit no worker has a filter. The first visit loads the domain (relayed to every
+    // worker); the second, to whichever worker, is the first to consult a filter, and builds it.
+    expect((await status()).perWorker.map((worker) => worker.filters)).toEqual(Array(WORKERS).fill(0))
+    expect((await visit(stack.engine.baseUrl, stack.host, "/never-made")).status).toBe(404)
+    await eventually(async () => (await status()).perWorker.every((worker) => worker.domains > 0), 5_000, 50)
+    expect((await visit(stack.engine.baseUrl, stack.host, "/never-made-either")).status).toBe(404)
+    await eventually(async () => (await status()).perWorker.every((worker) => worker.filters > 0), 5_000, 100)
   })
 
   it("serves from every worker, and a change reaches every worker's cache over the bus", async () => {
