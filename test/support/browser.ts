@@ -64,8 +64,23 @@ export const signInWithKey = async (page: Page, baseUrl: string, key: string) =>
   await page.getByRole("heading", { name: "Links" }).waitFor()
 }
 
-/** Signs in with email and password (a session cookie). */
-export const signInWithPassword = async (page: Page, baseUrl: string, email: string, password: string) => {
+/**
+ * Signs in with email and password (a session cookie). The requests made before signing in count
+ * against the address's anonymous allowance (30 a minute), which a file of browser tests, all from
+ * 127.0.0.1, can use up: refused for that, it waits as the page says and tries again, as a person would.
+ */
+export const signInWithPassword = async (page: Page, baseUrl: string, email: string, password: string, retries = 2): Promise<void> => {
+  try {
+    await signInOnce(page, baseUrl, email, password)
+  } catch (error) {
+    const wait = /Rate limit of \d+ requests per minute exceeded; retry in (\d+) s/.exec(String(error))
+    if (wait === null || retries === 0) throw error
+    await new Promise((resolve) => setTimeout(resolve, (Number(wait[1]) + 1) * 1000))
+    return signInWithPassword(page, baseUrl, email, password, retries - 1)
+  }
+}
+
+const signInOnce = async (page: Page, baseUrl: string, email: string, password: string) => {
   await page.goto(`${baseUrl}/`)
   await page.getByLabel("Email", { exact: true }).fill(email)
   await page.getByLabel("Password", { exact: true }).fill(password)
