@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs"
 import type { Sql } from "postgres"
 import type { Bus, BusState } from "../shared/bus/bus.ts"
+import type { ChangeEvent } from "../shared/bus/events.ts"
 import type { RicochetConfig } from "../shared/config.ts"
 import type { WorkerStats } from "../shared/engine/httpWorkerMessages.ts"
 import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord, loadLinkRecords } from "../shared/links/linkQueries.ts"
@@ -24,13 +25,16 @@ export interface EngineDeps {
   readonly spool: Omit<SpoolOptions, "duck">
 }
 
+/** What the bus tells the caches, in order. */
+type BusNews = { readonly type: "change"; readonly event: ChangeEvent } | { readonly type: "reset" } | { readonly type: "busState"; readonly state: BusState }
+
 /** What serves the visitors: one server on this thread, or HTTP worker threads. */
 interface Serving {
   readonly port: number
   readonly workers: number
   /** Each server's counters (one per HTTP worker). */
   readonly stats: () => Promise<ReadonlyArray<WorkerStats>>
-  readonly apply: (message: { type: "change"; event: Parameters<LinkCache["apply"]>[0] } | { type: "reset" } | { type: "busState"; state: BusState }) => void
+  readonly apply: (news: BusNews) => void
   readonly stop: () => Promise<void>
 }
 
@@ -62,8 +66,8 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   let busReconnects = 0
   let serving: Serving | undefined
   // Subscribed before serving starts, so no change is missed in between; applied once it runs.
-  const early: Array<Parameters<Serving["apply"]>[0]> = []
-  const deliver = (message: Parameters<Serving["apply"]>[0]) => (serving === undefined ? early.push(message) : serving.apply(message))
+  const early: Array<BusNews> = []
+  const deliver = (news: BusNews) => (serving === undefined ? early.push(news) : serving.apply(news))
   const unsubscribeEvents = bus.subscribe((event, changedAt) => {
     deliver({ type: "change", event })
     if (changedAt !== undefined) recordBusLag(changedAt)
