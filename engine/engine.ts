@@ -32,8 +32,8 @@ type BusNews = { readonly type: "change"; readonly event: ChangeEvent } | { read
 interface Serving {
   readonly port: number
   readonly workers: number
-  /** Each server's counters (one per HTTP worker). */
-  readonly stats: () => Promise<ReadonlyArray<WorkerStats>>
+  /** The engine's counters, and each server's (one per HTTP worker). */
+  readonly stats: () => Promise<{ readonly total: WorkerStats; readonly each: ReadonlyArray<WorkerStats> }>
   readonly apply: (news: BusNews) => void
   readonly stop: () => Promise<void>
 }
@@ -86,8 +86,8 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   // A worker may be asked before the others listen: it reports what there is.
   const statusJson = async () =>
   {
-    const each = serving === undefined ? [] : await serving.stats()
-    return JSON.stringify(statusOf(sumStats(each), busState.connected, clicks, each))
+    const { total, each } = serving === undefined ? { total: sumStats([]), each: [] } : await serving.stats()
+    return JSON.stringify(statusOf(total, busState.connected, clicks, each))
   }
   const render = engineMetrics()
   let admin: Awaited<ReturnType<typeof startAdminServer>>
@@ -111,7 +111,10 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
       serving = {
         port: running.port,
         workers,
-        stats: async () => [statsOf(cache, answers)],
+        stats: async () => {
+          const stats = statsOf(cache, answers)
+          return { total: stats, each: [stats] }
+        },
         apply: (message) =>
           message.type === "change" ? cache.apply(message.event) : message.type === "reset" ? cache.reset() : cache.setBusState(message.state),
         stop: running.stop
@@ -128,7 +131,11 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
       serving = {
         port: pool.listeningPort,
         workers,
-        stats: () => pool.stats(),
+        stats: async () => {
+          const each = await pool.stats()
+          // The database calls the main thread made: workers' identical misses joined into one.
+          return { total: { ...sumStats(each), queries: pool.queries }, each }
+        },
         apply: (message) =>
           pool.broadcast(message.type === "busState"
             ? { type: "busState", connected: message.state.connected, since: message.state.connected ? 0 : message.state.since }
@@ -143,7 +150,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
       port: config.engineAdminPort,
       sql,
       busConnected: () => busState.connected,
-      metrics: async () => render(snapshotOf(sumStats(await running.stats()), busState.connected, busReconnects, clicks))
+      metrics: async () => render(snapshotOf((await running.stats()).total, busState.connected, busReconnects, clicks))
     }).catch(async (error) => {
       await running.stop()
       throw error

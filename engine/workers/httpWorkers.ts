@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads"
 import { type FromHttpWorker, type SourceCall, type ToHttpWorker, type WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
 import { FromHttpWorker as FromHttpWorkerSchema } from "../../shared/engine/httpWorkerMessages.ts"
+import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import type { LinkSource } from "../cache/linkCache.ts"
 import type { ClickChannel } from "../clicks/clickChannel.ts"
@@ -49,6 +50,11 @@ export class HttpWorkers {
   private readonly attempts = new AttemptLimiter()
   /** Domains whose filter every worker was told to build, and when (reset on a bus reset, which drops every filter). */
   private readonly warmed = new Map<string, number>()
+  /** Database calls made for the workers' caches, identical ones joined: the engine's `queries`. */
+  queries = 0
+  /** Loads under way by key, with the change count they started at: a worker may join one only if no change came since. */
+  private readonly loadingLinks = new Map<string, { readonly since: number; readonly record: Promise<LinkRecord | null> }>()
+  private readonly loadingDomains = new Map<string, { readonly since: number; readonly record: Promise<DomainRecord | null> }>()
   /** Counts the change events and resets sent: a load that spans one may predate it, so it is not shared. */
   private changes = 0
 
@@ -194,6 +200,55 @@ export class HttpWorkers {
     for (const worker of this.workers) if (worker !== undefined && worker !== from) worker.postMessage({ type: "warmFilter", host } satisfies ToHttpWorker)
   }
 
+  /**
+   * Links by key, as one query for those no other worker is loading already: several workers
+   * missing the same slug at once (a new link shared on social media) cost one query, as the
+   * misses of one worker do.
+   */
+  private loadLinks(keys: ReadonlyArray<{ readonly host: string; readonly slug: string }>): Promise<Map<string, LinkRecord>> {
+    const answers: Array<Promise<readonly [string, LinkRecord | null]>> = []
+    const fresh: Array<{ readonly host: string; readonly slug: string }> = []
+    for (const key of keys) {
+      const id = `${key.host}\n${key.slug}`
+      const loading = this.loadingLinks.get(id)
+      if (loading !== undefined && loading.since === this.changes) answers.push(loading.record.then((record) => [id, record] as const))
+      else fresh.push(key)
+    }
+    if (fresh.length > 0) {
+      this.queries++
+      const query = this.options.source.links(fresh)
+      for (const key of fresh) {
+        const id = `${key.host}\n${key.slug}`
+        const record = query.then((found) => found.get(id) ?? null)
+        const entry = { since: this.changes, record }
+        this.loadingLinks.set(id, entry)
+        const done = () => {
+          if (this.loadingLinks.get(id) === entry) this.loadingLinks.delete(id)
+        }
+        record.then(done, done)
+        answers.push(record.then((found) => [id, found] as const))
+      }
+    }
+    return Promise.all(answers).then((pairs) => {
+      const found = new Map<string, LinkRecord>()
+      for (const [id, record] of pairs) if (record !== null) found.set(id, record)
+      return found
+    })
+  }
+
+  private loadDomain(host: string): Promise<DomainRecord | null> {
+    const loading = this.loadingDomains.get(host)
+    if (loading !== undefined && loading.since === this.changes) return loading.record
+    this.queries++
+    const entry = { since: this.changes, record: this.options.source.domain(host) }
+    this.loadingDomains.set(host, entry)
+    const done = () => {
+      if (this.loadingDomains.get(host) === entry) this.loadingDomains.delete(host)
+    }
+    entry.record.then(done, done)
+    return entry.record
+  }
+
   private answerSource(worker: Worker, call: SourceCall): void {
     const { source } = this.options
     const reply = (message: ToHttpWorker) => worker.postMessage(message)
@@ -201,20 +256,20 @@ export class HttpWorkers {
     const since = this.changes
     switch (call.type) {
       case "link":
-        return void source.link(call.host, call.slug).then((record) => {
+        return void this.loadLinks([call]).then((found) => found.get(`${call.host}\n${call.slug}`) ?? null).then((record) => {
           reply({ type: "link", id: call.id, record })
           const missing = record === null ? [{ host: call.host, slug: call.slug }] : []
           this.share(worker, since, { links: record === null ? [] : [record], missingLinks: missing, domains: [], missingDomains: [] })
         }, fail)
       case "links":
-        return void source.links(call.keys).then((found) => {
+        return void this.loadLinks(call.keys).then((found) => {
           const records = [...found.values()]
           reply({ type: "links", id: call.id, records })
           const missing = call.keys.filter(({ host, slug }) => !found.has(`${host}\n${slug}`))
           this.share(worker, since, { links: records, missingLinks: missing, domains: [], missingDomains: [] })
         }, fail)
       case "domain":
-        return void source.domain(call.host).then((record) => {
+        return void this.loadDomain(call.host).then((record) => {
           reply({ type: "domain", id: call.id, record })
           this.share(worker, since, { links: [], missingLinks: [], domains: record === null ? [] : [record], missingDomains: record === null ? [call.host] : [] })
         }, fail)

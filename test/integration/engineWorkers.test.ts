@@ -70,6 +70,22 @@ describe("an engine with three HTTP workers", () => {
     expect((await status()).queries).toBe(before.queries)
   })
 
+  it("workers missing the same slug at once share one database query", async () => {
+    expect((await stack.api.post("/v1/links", { url: "https://example.com/rush", slug: "rush" })).status).toBe(201)
+    const before = await status()
+    // The first query waits on a lock the test holds, so every worker's miss arrives while it runs.
+    const release = await stack.lockTable("links")
+    const answers = Promise.all(Array.from({ length: CONNECTIONS }, () => visit(stack.engine.baseUrl, stack.host, "/rush")))
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await release()
+    visits += CONNECTIONS
+    expect(new Set((await answers).map((answer) => `${answer.status} ${answer.location}`))).toEqual(new Set(["302 https://example.com/rush"]))
+    const after = await status()
+    expect(after.queries - before.queries).toBe(1)
+    // Each worker still counts its own misses.
+    expect(after.perWorker.filter((worker, i) => worker.queries > before.perWorker[i].queries).length).toBeGreaterThan(1)
+  })
+
   it("counts the clicks of every worker through the one writer", async () => {
     await locations()
     let now = await status()
