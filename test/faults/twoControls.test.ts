@@ -133,8 +133,9 @@ describe("two control processes on one database", () => {
       // Two processes checking the same domain together would ask within milliseconds of each other.
       expect(Math.min(...gaps), `${host}: ${JSON.stringify(checks)}`).toBeGreaterThanOrEqual(RECHECK_SECONDS * 500)
     }
-    // Both processes took part (domains were claimed by whichever asked first).
-    expect(dns.map((server) => server.queries.filter((q) => q.type === "TXT" && q.at >= from).length).every((n) => n > 0)).toBe(true)
+    // Both processes take part (domains are claimed by whichever asks first): on a busy machine one
+    // process can win every claim of the window above, so the other is given a while longer.
+    await eventually(async () => dns.every((server) => server.queries.some((q) => q.type === "TXT" && q.at >= from)), 30_000, 200)
   })
 
   it("compacts the shared click files once: one merge per day, every click exactly once", async () => {
