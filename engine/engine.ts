@@ -9,12 +9,12 @@ import { type CacheOptions, LinkCache } from "./cache/linkCache.ts"
 import type { SpoolOptions } from "./clicks/spoolSink.ts"
 import { ClickChannel } from "./clicks/clickChannel.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
-import { startEngineServer } from "./http/server.ts"
+import { type EngineServerOptions, startEngineServer } from "./http/server.ts"
 import { startAdminServer } from "./ops/adminServer.ts"
 import { AnswerCounts } from "./ops/answerCounts.ts"
 import { engineMetrics, recordBusLag } from "./ops/engineMetrics.ts"
 import { snapshotOf, statsOf, statusOf, sumStats } from "./ops/engineStatus.ts"
-import { HttpWorkers } from "./workers/httpWorkers.ts"
+import { HttpWorkers, type HttpWorkersOptions } from "./workers/httpWorkers.ts"
 
 export interface EngineDeps {
   readonly config: RicochetConfig
@@ -31,7 +31,6 @@ type BusNews = { readonly type: "change"; readonly event: ChangeEvent } | { read
 /** What serves the visitors: one server on this thread, or HTTP worker threads. */
 interface Serving {
   readonly port: number
-  readonly workers: number
   /** The engine's counters, and each server's (one per HTTP worker). */
   readonly stats: () => Promise<{ readonly total: WorkerStats; readonly each: ReadonlyArray<WorkerStats> }>
   readonly apply: (news: BusNews) => void
@@ -83,67 +82,26 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   }
 
   const clicks = await ClickChannel.start({ spool, secret, geoHeader: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
-  // A worker may be asked before the others listen: it reports what there is.
-  const statusJson = async () =>
-  {
-    const { total, each } = serving === undefined ? { total: sumStats([]), each: [] } : await serving.stats()
-    return JSON.stringify(statusOf(total, busState.connected, clicks, each))
-  }
+  const statusText = (total: WorkerStats, each: ReadonlyArray<WorkerStats>) => JSON.stringify(statusOf(total, busState.connected, clicks, each))
   const render = engineMetrics()
   let admin: Awaited<ReturnType<typeof startAdminServer>>
   try {
     const server = { host: config.listenHost, port: config.enginePort, secret, trustProxy: config.trustProxy, linkScheme: config.linkScheme }
-    if (workers === 1) {
-      const cache = new LinkCache(source, cacheOptions)
-      cache.setBusState(busState)
-      const answers = new AnswerCounts()
-      const running = await startEngineServer({
-        ...server,
-        cache,
-        clicks,
-        geo: makeGeoLookup(geoOptions),
-        answers,
-        status: () => {
-          const stats = statsOf(cache, answers)
-          return JSON.stringify(statusOf(stats, busState.connected, clicks, [stats]))
-        }
-      })
-      serving = {
-        port: running.port,
-        workers,
-        stats: async () => {
-          const stats = statsOf(cache, answers)
-          return { total: stats, each: [stats] }
-        },
-        apply: (message) =>
-          message.type === "change" ? cache.apply(message.event) : message.type === "reset" ? cache.reset() : cache.setBusState(message.state),
-        stop: running.stop
-      }
-    } else {
-      const pool = await HttpWorkers.start({
+    serving = workers === 1
+      ? await serveOnThisThread({ ...server, cache: new LinkCache(source, cacheOptions), clicks, geo: makeGeoLookup(geoOptions), busState, statusText })
+      : await serveOnWorkers({
         count: workers,
         worker: { ...server, geo: geoOptions, cache: cacheOptions },
-        busState: () => (busState.connected ? { connected: true, since: 0 } : busState),
+        busState: () => wireBusState(busState),
         source,
         clicks,
-        status: statusJson
+        // A worker may be asked before the others listen: it reports what there is.
+        status: async () => {
+          const { total, each } = serving === undefined ? { total: sumStats([]), each: [] } : await serving.stats()
+          return statusText(total, each)
+        }
       })
-      serving = {
-        port: pool.listeningPort,
-        workers,
-        stats: async () => {
-          const each = await pool.stats()
-          // The database calls the main thread made: workers' identical misses joined into one.
-          return { total: { ...sumStats(each), queries: pool.queries }, each }
-        },
-        apply: (message) =>
-          pool.broadcast(message.type === "busState"
-            ? { type: "busState", connected: message.state.connected, since: message.state.connected ? 0 : message.state.since }
-            : message),
-        stop: () => pool.stop()
-      }
-    }
-    for (const message of early.splice(0)) serving.apply(message)
+    for (const news of early.splice(0)) serving.apply(news)
     const running = serving
     admin = await startAdminServer({
       host: config.engineAdminHost,
@@ -165,12 +123,47 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   return {
     port: running.port,
     adminPort: admin.port,
-    workers,
     /** SIGTERM: stop accepting, finish in-flight requests, flush the clicks. */
     stop: async () => {
       await Promise.all([running.stop(), admin.stop()])
       unsubscribe()
       await clicks.close()
     }
+  }
+}
+
+/** The bus state as the workers' messages carry it (`since` is meaningless while connected). */
+const wireBusState = (state: BusState) => ({ connected: state.connected, since: state.connected ? 0 : state.since })
+
+/** One uWebSockets.js app on this thread (RICOCHET_ENGINE_WORKERS=1). */
+const serveOnThisThread = async (options: Omit<EngineServerOptions, "answers" | "status"> & {
+  readonly busState: BusState
+  readonly statusText: (total: WorkerStats, each: ReadonlyArray<WorkerStats>) => string
+}): Promise<Serving> => {
+  const { cache, busState, statusText } = options
+  cache.setBusState(busState)
+  const answers = new AnswerCounts()
+  const stats = () => statsOf(cache, answers)
+  const running = await startEngineServer({ ...options, answers, status: () => statusText(stats(), [stats()]) })
+  return {
+    port: running.port,
+    stats: async () => ({ total: stats(), each: [stats()] }),
+    apply: (news) => (news.type === "change" ? cache.apply(news.event) : news.type === "reset" ? cache.reset() : cache.setBusState(news.state)),
+    stop: running.stop
+  }
+}
+
+/** HTTP worker threads on the one port, each with its cache (engine/workers/). */
+const serveOnWorkers = async (options: HttpWorkersOptions): Promise<Serving> => {
+  const pool = await HttpWorkers.start(options)
+  return {
+    port: pool.listeningPort,
+    stats: async () => {
+      const each = await pool.stats()
+      // The database calls the main thread made: workers' identical misses joined into one.
+      return { total: { ...sumStats(each), queries: pool.queries }, each }
+    },
+    apply: (news) => pool.broadcast(news.type === "busState" ? { type: "busState", ...wireBusState(news.state) } : news),
+    stop: () => pool.stop()
   }
 }

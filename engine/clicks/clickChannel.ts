@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads"
 import type { RawClick } from "../../shared/clicks/click.ts"
 import { type ClickCounts, type RawClickColumns, ToMain, type ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
-import { clickAt, type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
+import { appendColumns, type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
 
 /** Where the redirect path puts the clicks it counts. */
 export interface ClickIntake {
@@ -87,19 +87,31 @@ export class ClickChannel implements ClickIntake {
   }
 
   add(click: RawClick): void {
-    const queued = this.pending.timestamp.length
-    if (this.posted + queued - seen(this.current) >= this.maxBacklog) {
+    if (this.room() === 0) {
       this.refused++
       return
     }
     pushColumns(this.pending, click)
-    if (queued + 1 >= BATCH) this.post()
-    else this.timer ??= setTimeout(() => this.post(), INTERVAL_MS)
+    this.queued()
   }
 
-  /** A batch an HTTP worker thread gathered (engine/workers/): each click as if added here, under the same backlog bound. */
+  /** A batch an HTTP worker thread gathered (engine/workers/), under the same backlog bound as clicks added here. */
   addColumns(columns: RawClickColumns): void {
-    for (let i = 0; i < columns.timestamp.length; i++) this.add(clickAt(columns, i))
+    const count = Math.min(columns.timestamp.length, this.room())
+    this.refused += columns.timestamp.length - count
+    if (count === 0) return
+    appendColumns(this.pending, columns, count)
+    this.queued()
+  }
+
+  /** Clicks that may still be queued before the backlog bound. */
+  private room(): number {
+    return Math.max(0, this.maxBacklog - (this.posted + this.pending.timestamp.length - seen(this.current)))
+  }
+
+  private queued(): void {
+    if (this.pending.timestamp.length >= BATCH) this.post()
+    else this.timer ??= setTimeout(() => this.post(), INTERVAL_MS)
   }
 
   /** Everything added so far is spooled and rolled into Parquet (by a restarted writer, if need be). */

@@ -31,6 +31,11 @@ export const pushColumns = new Function(`return (columns, click) => { ${FIELDS.m
   click: RawClick
 ) => void
 
+/** The first `count` clicks of `source` onto the columns being filled (a worker's batch, never taken apart into clicks). */
+export const appendColumns = new Function(
+  `return (columns, source, count) => { for (let i = 0; i < count; i++) { ${FIELDS.map((f) => `columns.${f}.push(source.${f}[i]);`).join(" ")} } }`
+)() as (columns: RawClickColumnsBuilder, source: RawClickColumns, count: number) => void
+
 export const clickAt = new Function(`return (c, i) => ({ ${FIELDS.map((f) => `${f}: c.${f}[i]`).join(", ")} })`)() as (
   columns: RawClickColumns,
   i: number

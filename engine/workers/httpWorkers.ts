@@ -1,6 +1,5 @@
 import { Worker } from "node:worker_threads"
-import { type FromHttpWorker, type SourceCall, type ToHttpWorker, type WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
-import { FromHttpWorker as FromHttpWorkerSchema } from "../../shared/engine/httpWorkerMessages.ts"
+import { FromHttpWorker, type SourceCall, type ToHttpWorker, type WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import type { LinkSource } from "../cache/linkCache.ts"
@@ -28,7 +27,7 @@ export interface HttpWorkersOptions {
 }
 
 /** What the workers send, decoded before it is trusted. */
-const receiveFromWorker = receiver("engine HTTP worker (to the main thread)", FromHttpWorkerSchema)
+const receiveFromWorker = receiver("engine HTTP worker (to the main thread)", FromHttpWorker)
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
