@@ -41,7 +41,7 @@ export const makePasswordHandler = ({ cache, secret, linkScheme, pending, attemp
     const password = new URLSearchParams(form).get("password") ?? ""
     const ok = password !== "" && (await argon2Verify({ password, hash: passwordHash }).catch(() => false))
     if (!ok) {
-      attempts.failed(limiterKey)
+      await attempts.failed(limiterKey)
       return (r) => page(r, false, 403, passwordPage(action, "wrong"))
     }
     const cookie = `${cookieName(link.id)}=${signUnlock(secret, link.id, passwordHash, Date.now())}; ` +

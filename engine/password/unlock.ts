@@ -45,7 +45,8 @@ export const readCookie = (header: string, name: string): string | undefined => 
  */
 export interface PasswordAttempts {
   readonly blocked: (key: string) => boolean | Promise<boolean>
-  readonly failed: (key: string) => void
+  /** Resolves once the guess is counted, so the answer to it is sent only then. */
+  readonly failed: (key: string) => void | Promise<void>
 }
 
 /** The count kept on this thread. */

@@ -35,6 +35,7 @@ const geo = makeGeoLookup(options.geo)
 let nextId = 0
 const statusWaiters = new Map<number, (json: string) => void>()
 const attemptWaiters = new Map<number, (blocked: boolean) => void>()
+const countedWaiters = new Map<number, () => void>()
 const status = () =>
   new Promise<string>((resolve) => {
     const id = nextId++
@@ -48,7 +49,12 @@ const attempts: PasswordAttempts = {
       attemptWaiters.set(id, resolve)
       send({ type: "attemptBlocked", id, key })
     }),
-  failed: (key) => send({ type: "attemptFailed", key })
+  failed: (key) =>
+    new Promise<void>((resolve) => {
+      const id = nextId++
+      countedWaiters.set(id, resolve)
+      send({ type: "attemptFailed", id, key })
+    })
 }
 
 let server: Awaited<ReturnType<typeof startEngineServer>>
@@ -94,6 +100,11 @@ port.on("message", (received: unknown) => {
       return source.answer(message)
     case "stats":
       return send({ type: "stats", id: message.id, stats: statsOf(cache, answers) })
+    case "attemptCounted": {
+      const waiter = countedWaiters.get(message.id)
+      countedWaiters.delete(message.id)
+      return waiter?.()
+    }
     case "attemptBlocked": {
       const waiter = attemptWaiters.get(message.id)
       attemptWaiters.delete(message.id)

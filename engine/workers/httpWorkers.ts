@@ -176,7 +176,8 @@ export class HttpWorkers {
       case "attemptBlocked":
         return worker.postMessage({ type: "attemptBlocked", id: message.id, blocked: this.attempts.blocked(message.key, Date.now()) } satisfies ToHttpWorker)
       case "attemptFailed":
-        return this.attempts.fail(message.key, Date.now())
+        this.attempts.fail(message.key, Date.now())
+        return worker.postMessage({ type: "attemptCounted", id: message.id } satisfies ToHttpWorker)
       case "stopped":
         return this.stoppedWaiters.get(worker)?.()
       case "listening":

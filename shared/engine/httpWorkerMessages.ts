@@ -65,6 +65,8 @@ export const ToHttpWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("stats"), id: Schema.Int }),
   /** Whether a password guesser (link and address) is refused for now. */
   Schema.Struct({ type: Schema.Literal("attemptBlocked"), id: Schema.Int, blocked: Schema.Boolean }),
+  /** A wrong guess is counted: the worker answers its 403 only now, so the next guess, on any worker, sees it. */
+  Schema.Struct({ type: Schema.Literal("attemptCounted"), id: Schema.Int }),
   /** The engine's status page, for the worker that asked for it. */
   Schema.Struct({ type: Schema.Literal("status"), id: Schema.Int, json: Schema.String }),
   Schema.Struct({ type: Schema.Literal("stop") })
@@ -81,7 +83,7 @@ export const FromHttpWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("status"), id: Schema.Int }),
   /** The password form's guess count, kept on the main thread: may this guesser try, and a wrong guess. */
   Schema.Struct({ type: Schema.Literal("attemptBlocked"), id: Schema.Int, key: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("attemptFailed"), key: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("attemptFailed"), id: Schema.Int, key: Schema.String }),
   /** Stopped listening, answered what was in flight and sent its last clicks. */
   Schema.Struct({ type: Schema.Literal("stopped") })
 ])
