@@ -425,8 +425,11 @@ export class LinkCache {
     this.filters.clear()
   }
 
+  /** Entries and bytes held; `filters` counts the domains whose slug filter is ready to answer. */
   get size(): { links: number; domains: number; bytes: number; filters: number } {
-    return { links: this.links.size, domains: this.domains.size, bytes: this.links.calculatedSize, filters: this.filters.size }
+    let filters = 0
+    for (const state of this.filters.values()) if (state.filter !== null) filters++
+    return { links: this.links.size, domains: this.domains.size, bytes: this.links.calculatedSize, filters }
   }
 }
 

@@ -107,10 +107,6 @@ const served = async (engines: ReadonlyArray<Engine>, expected: Expected, within
 }
 
 /**
- * Makes an engine's slug filter for HOST ready (it answers a fresh slug without the database):
- * visits never-created slugs until the engine reports a filtered lookup.
- */
-/**
  * Until the engine's slug filters answer: a dozen probes on new connections, all answered by a
  * filter (with HTTP workers, each has its own filter, and the probes reach every worker).
  */

@@ -4,6 +4,7 @@ import {
   apiClient,
   type ControlHandle,
   createTestDatabase,
+  eventually,
   removeDir,
   startControl,
   startEngineProcess,
@@ -83,6 +84,15 @@ describe("an engine across a PostgreSQL outage (refusing, then hanging)", () => 
     expect(answer.headers["cache-control"]).toBe("private, no-store")
   }
 
+  /** Every HTTP worker (or the one thread) has a slug filter ready for HOST. */
+  const filtersReady = async () => {
+    const status = (await (await fetch(`${engine!.baseUrl}/.well-known/ricochet/status`)).json()) as {
+      cache: { filters: number }
+      perWorker?: Array<{ filters: number }>
+    }
+    return (status.perWorker ?? [status.cache]).every((each) => each.filters > 0)
+  }
+
   /** Waits until the engine redirects the slug to the location. */
   const servedWithin = async (slug: string, location: string, withinMs: number) => {
     const started = Date.now()
@@ -106,6 +116,9 @@ describe("an engine across a PostgreSQL outage (refusing, then hanging)", () => 
     await expectRedirect("cached", url("cached-1"))
     await expectRedirect("also-cached", url("also-cached-1"))
     expect((await visit(engine!.baseUrl, HOST, "/no-such-link")).status).toBe(404)
+    // The engine knows it not to exist once its slug filters are built: with HTTP workers each
+    // builds its own, and a worker still building when the database goes can only answer 503.
+    await eventually(filtersReady, 10_000, 50)
 
     // PostgreSQL refuses: past the TTL every entry has expired and cannot be reloaded.
     await proxy.refuse()
