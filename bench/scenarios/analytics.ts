@@ -22,7 +22,7 @@ import { createBenchDatabase, Scope } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
 export const description =
-  "Ten dashboard questions on a size axis (1M and 10M clicks / 90 days / 10,000 links; 100M / 300 days / 100,000 links) in Parquet compacted by control (one file per finished day with its hourly rollups, the day so far in one), through analyticsSql + ClickStore's file lister and rollup finder (GET /v1/analytics without HTTP); baseline: the same rows and questions in an indexed PostgreSQL table"
+  "Ten dashboard questions on a size axis (1M and 10M clicks / 90 days / 10,000 links; 100M / 300 days / 100,000 links) in Parquet compacted by control (one file per finished day with its hourly and daily rollups, the day so far in one), through analyticsSql + ClickStore's file lister and rollup finder (GET /v1/analytics without HTTP); baseline: the same rows and questions in an indexed PostgreSQL table"
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name])
@@ -143,15 +143,32 @@ const sameRows = (a: ReadonlyArray<Record<string, unknown>>, b: ReadonlyArray<Re
   JSON.stringify(a) === JSON.stringify(b)
 
 /** What the files were written with: a kept dataset written otherwise is generated again. */
-const LAYOUT = `${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day so far merged, hourly rollups`
+const LAYOUT = `${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day so far merged, hourly and daily rollups`
+/** Earlier layouts that control's compaction brings to LAYOUT by itself (as it does an upgraded install's files). */
+const UPGRADABLE = [`${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day so far merged, hourly rollups`]
 
 /** Writes the dataset unless DATA_DIR already holds one of this size and layout. */
 const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: string) => void): Promise<{ spec: DatasetSpec; generatedS: number | null }> => {
   const marker = path.join(path.dirname(clicksDir), "dataset.json")
   if (DATA_DIR !== undefined && existsSync(marker)) {
     const kept = JSON.parse(await readFile(marker, "utf8")) as DatasetSpec & { layout?: string }
-    if (kept.clicks === spec.clicks && kept.links === spec.links && kept.days === spec.days && kept.layout === LAYOUT) {
+    const sameSize = kept.clicks === spec.clicks && kept.links === spec.links && kept.days === spec.days
+    if (sameSize && kept.layout === LAYOUT) {
       log(`reusing the dataset in ${clicksDir} (ends ${new Date(kept.endMs).toISOString()})`)
+      return { spec: kept, generatedS: null }
+    }
+    if (sameSize && kept.layout !== undefined && UPGRADABLE.includes(kept.layout)) {
+      const started = performance.now()
+      const writer = await openDuckDb(1)
+      try {
+        const compacted = await compactClicks(clicksDir, async (sql) => {
+          await writer.run(sql)
+        }, kept.endMs)
+        log(`upgraded the dataset in ${clicksDir} to the current layout: ${compacted.merged} days merged again in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      } finally {
+        writer.closeSync()
+      }
+      await writeFile(marker, JSON.stringify({ ...kept, layout: LAYOUT }))
       return { spec: kept, generatedS: null }
     }
   }

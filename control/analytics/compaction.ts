@@ -1,4 +1,4 @@
-import { readdir, rename, rm, stat, writeFile } from "node:fs/promises"
+import { access, readdir, rename, rm, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import {
   DAY_MANIFEST,
@@ -13,7 +13,7 @@ import {
   readManifest
 } from "../../shared/clicks/files.ts"
 import { copyToParquet, quote } from "../../shared/clicks/parquet.ts"
-import { dayFileOfRollup, isRollupFile, writeRollup } from "./rollup.ts"
+import { dayFileOfRollup, isRollupFile, rollupOf, writeRollup } from "./rollup.ts"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -37,6 +37,9 @@ export interface CompactionResult {
 const isDayFile = (name: string) => name.startsWith("day-") && name.endsWith(".parquet")
 
 const ageOf = async (file: string, nowMs: number) => nowMs - (await stat(file)).mtimeMs
+
+/** The day file has its rollup in the current layout (see rollup.ts). */
+const hasRollup = (dayFile: string) => access(rollupOf(dayFile)!).then(() => true, () => false)
 
 /** One sorted file from `sources`, written under a temporary name and renamed into place. */
 const merge = (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) =>
@@ -120,7 +123,10 @@ export const compactClicks = async (
     const current = await dayFiles(dateDir, day)
     if (daySettled) {
       const pending = perHour.reduce((n, files) => n + files.length, 0)
-      if (pending === 0 && current.length <= 1) continue
+      // A finished day with one file is done, unless that file has no current rollup (written
+      // before rollups, or before their daily rows): merged again, it gets one.
+      if (pending === 0 && current.length === 0) continue
+      if (pending === 0 && current.length === 1 && (await hasRollup(path.join(dateDir, current[0])))) continue
     } else {
       const waiting = dayHours.filter((hourName, i) => perHour[i].length > 0 && !(day !== null && hourName in day.replaced)).length
       if (waiting < PARTIAL_DAY_HOURS) continue

@@ -5,17 +5,24 @@ import type { GroupBy } from "./schema.ts"
 import type { ClickFilter } from "./sql.ts"
 
 /**
- * Hourly rollups of a day file: click counts per (hour, workspace, domain, audience) and one
- * dimension set, in `date=…/rollup-{ts}.parquet` beside `day-{ts}.parquet`, computed from that
- * day file itself. A rollup therefore holds exactly the clicks of its day file (same retention,
- * same audiences; bots are never written to any click file): it is written after the day file and
- * before the day manifest names the day file, so whenever a reader lists the day file its rollup
- * is complete, and a day file without one (written before rollups, or by a pass that crashed in
- * between and was then replaced) is read raw. Late clicks land in hour files the day file has
- * not replaced and are read raw until the next pass merges them into a new day file and rollup.
+ * Rollups of a day file: click counts per (hour, workspace, domain, audience) and one dimension
+ * set, and the same per day (sets named `{set}/day`), in `date=…/rollup-v2-{ts}.parquet` beside
+ * `day-{ts}.parquet`, computed from that day file itself. A rollup therefore holds exactly the
+ * clicks of its day file (same retention, same audiences; bots are never written to any click
+ * file): it is written after the day file and before the day manifest names the day file, so
+ * whenever a reader lists the day file its rollup is complete, and a day file without one (written
+ * before rollups, or by a pass that crashed in between and was then replaced) is read raw, and
+ * merged again by the next compaction pass. Late clicks land in hour files the day file has not
+ * replaced and are read raw until the next pass merges them into a new day file and rollup.
  *
  * Workspace-level sets leave link_id out, which is what makes them small (a few thousand rows a
  * day whatever the click count); the `link` set keeps it for top_links and one link's questions.
+ * The daily rows answer every question that needs no hour (a breakdown, a count, a daily
+ * timeseries): a day file is only read through its rollup when the window holds the whole day,
+ * and per day the `link` set has one row per link and audience instead of up to 24.
+ *
+ * `v2` is the layout with daily rows: rollups written before (`rollup-{ts}`) are not read, and
+ * their days are merged again into a day file with a current rollup.
  */
 export const ROLLUP_SETS: Readonly<Record<string, ReadonlyArray<string>>> = {
   total: [],
@@ -42,27 +49,39 @@ export const ROLLUP_DIMENSIONS = [
 
 const DAY_FILE = /^day-(.+)\.parquet$/
 
-/** `date=…/rollup-{ts}.parquet` for `date=…/day-{ts}.parquet`; null for any other file. */
+/** `date=…/rollup-v2-{ts}.parquet` for `date=…/day-{ts}.parquet`; null for any other file. */
 export const rollupOf = (dayFile: string): string | null => {
   const match = DAY_FILE.exec(path.basename(dayFile))
-  return match === null ? null : path.join(path.dirname(dayFile), `rollup-${match[1]}.parquet`)
+  return match === null ? null : path.join(path.dirname(dayFile), `rollup-v2-${match[1]}.parquet`)
 }
 
+/** A rollup of any layout (earlier ones are removed with their day file). */
 export const isRollupFile = (name: string) => name.startsWith("rollup-") && name.endsWith(".parquet")
 
 /** The day file a rollup belongs to (its name). */
-export const dayFileOfRollup = (name: string) => name.replace(/^rollup-/, "day-")
+export const dayFileOfRollup = (name: string) => name.replace(/^rollup-(v2-)?/, "day-")
 
-/** The SELECT computing the rollup of one day file, sorted so a query skips other sets' and workspaces' row groups. */
+/** The name of a set's daily rows. */
+const daily = (set: string) => `${set}/day`
+
+/**
+ * The SELECT computing the rollup of one day file (hourly rows, then daily rows summed from them),
+ * sorted so a query skips other sets' and workspaces' row groups.
+ */
 export const rollupSelect = (dayFile: string): string => {
   const source = `read_parquet(${quote(dayFile)}, hive_partitioning = false)`
-  const parts = Object.entries(ROLLUP_SETS).map(([name, columns]) => {
+  const hourly = Object.entries(ROLLUP_SETS).map(([name, columns]) => {
     const dims = ROLLUP_DIMENSIONS.map((d) => (columns.includes(d) ? d : `NULL::VARCHAR AS ${d}`)).join(", ")
     const keys = ["date_trunc('hour', timestamp)", "workspace_id", "domain", "audience", ...columns].join(", ")
     return `SELECT '${name}' AS rollup_set, date_trunc('hour', timestamp) AS timestamp, workspace_id, domain, audience, ${dims},
               count(*)::BIGINT AS clicks FROM ${source} GROUP BY ${keys}`
   })
-  return `SELECT * FROM (${parts.join(" UNION ALL ")}) ORDER BY rollup_set, workspace_id, link_id, timestamp`
+  // Every set's columns are in every row (NULL where not the set's), so one GROUP BY sums them all.
+  const days = `SELECT rollup_set || '/day' AS rollup_set, date_trunc('day', timestamp) AS timestamp, workspace_id, domain, audience,
+              ${ROLLUP_DIMENSIONS.join(", ")}, sum(clicks)::BIGINT AS clicks
+            FROM hourly GROUP BY rollup_set, date_trunc('day', timestamp), workspace_id, domain, audience, ${ROLLUP_DIMENSIONS.join(", ")}`
+  return `WITH hourly AS (${hourly.join(" UNION ALL ")})
+          SELECT * FROM (SELECT * FROM hourly UNION ALL ${days}) ORDER BY rollup_set, workspace_id, link_id, timestamp`
 }
 
 /** Writes the rollup of `dayFile` (temporary name, then renamed: never seen partial). */
@@ -81,10 +100,17 @@ const GROUP_DIMENSIONS: Partial<Record<GroupBy, ReadonlyArray<string>>> = {
 }
 
 /**
- * The smallest rollup set holding every column the question filters or groups by, or null when
- * none does (filters across dimensions that are not rolled up together): then only raw files answer.
+ * The rows of the smallest rollup set holding every column the question filters or groups by
+ * (daily unless it counts by the hour), or null when none does (filters across dimensions that
+ * are not rolled up together): then only raw files answer.
  */
-export const rollupSetFor = (f: ClickFilter, groupBy: GroupBy): string | null => {
+export const rollupSetFor = (f: ClickFilter, groupBy: GroupBy, bucket: "hour" | "day"): string | null => {
+  const set = smallestSetFor(f, groupBy)
+  if (set === null) return null
+  return groupBy === "timeseries" && bucket === "hour" ? set : daily(set)
+}
+
+const smallestSetFor = (f: ClickFilter, groupBy: GroupBy): string | null => {
   const needed = new Set<string>(GROUP_DIMENSIONS[groupBy] ?? [])
   if (f.linkIds !== null) needed.add("link_id")
   for (const [field, column] of FILTER_DIMENSIONS) if ((f[field] as ReadonlyArray<string>).length > 0) needed.add(column)

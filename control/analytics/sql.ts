@@ -110,7 +110,7 @@ export const analyticsSql = (
   rollups: ReadonlyMap<string, string> = new Map()
 ): BoundSql => {
   const p = new SqlParams()
-  const { source, summed } = matchingClicks(files, f, p, rollupSetFor(f, groupBy) === null ? new Map() : rollups, groupBy)
+  const { source, summed } = matchingClicks(files, f, p, rollups, rollupSetFor(f, groupBy, bucket))
   const counts = summed ? SUMS : COUNTS
   const bound = (text: string): BoundSql => ({ text, params: p.values })
   if (groupBy === "count") return bound(`SELECT ${counts} FROM ${source}`)
@@ -139,7 +139,7 @@ const matchingClicks = (
   f: ClickFilter,
   p: SqlParams,
   rollups: ReadonlyMap<string, string>,
-  groupBy: GroupBy
+  rollupSet: string | null
 ): { source: string; summed: boolean } => {
   const whole: Array<string> = []
   const edges: Array<string> = []
@@ -147,7 +147,7 @@ const matchingClicks = (
   for (const file of files) {
     const span = fileSpan(file)
     const inside = span !== null && span.start >= f.fromMs && span.end - 1 <= f.toMs
-    const rollup = inside ? rollups.get(file) : undefined
+    const rollup = inside && rollupSet !== null ? rollups.get(file) : undefined
     if (rollup !== undefined) rolled.push(rollup)
     else (inside ? whole : edges).push(file)
   }
@@ -159,7 +159,7 @@ const matchingClicks = (
     ...(whole.length > 0 ? [`SELECT ${columns}${n} FROM ${read(whole)} WHERE ${whereClause(f, p, { time: false })}`] : []),
     ...(edges.length > 0 || (whole.length === 0 && !summed) ? [`SELECT ${columns}${n} FROM ${read(edges)} WHERE ${whereClause(f, p)}`] : []),
     ...(summed
-      ? [`SELECT ${columns}, clicks AS n FROM ${read(rolled)} WHERE rollup_set = ${p.add(rollupSetFor(f, groupBy)!)} AND ${whereClause(f, p, { time: false })}`]
+      ? [`SELECT ${columns}, clicks AS n FROM ${read(rolled)} WHERE rollup_set = ${p.add(rollupSet!)} AND ${whereClause(f, p, { time: false })}`]
       : [])
   ]
   return { source: `(${parts.join(" UNION ALL ")}) AS clicks`, summed }

@@ -127,7 +127,7 @@ beforeAll(async () => {
   // day's rollup, which would double-count if it were read.
   const otherDir = path.join(clicksDir, partitionOf(NOW - 3 * DAY).dir, "..")
   const otherRollup = (await readdir(otherDir)).find((name) => name.startsWith("rollup-"))!
-  await copyFile(path.join(otherDir, otherRollup), path.join(otherDir, "rollup-1.parquet"))
+  await copyFile(path.join(otherDir, otherRollup), rollupOf(path.join(otherDir, "day-1.parquet"))!)
   files = await listClickFiles(clicksDir, start - DAY, NOW + DAY)
   rollups = await rollupFinder()(files)
 }, 300_000)
@@ -204,7 +204,8 @@ describe("which rollup set answers a question", () => {
     ["referers filtered by utm source", { utmSources: ["x"] }, "referers", null],
     ["direct referers", { referers: ["(direct)"] }, "referers", "referer"]
   ])("%s", (_, filter, groupBy, set) => {
-    expect(rollupSetFor({ ...none, ...filter }, groupBy)).toBe(set)
+    expect(rollupSetFor({ ...none, ...filter }, groupBy, "hour")).toBe(groupBy === "timeseries" || set === null ? set : `${set}/day`)
+    expect(rollupSetFor({ ...none, ...filter }, groupBy, "day")).toBe(set === null ? null : `${set}/day`)
   })
 })
 
@@ -219,7 +220,7 @@ describe("rollups at compaction", () => {
       await compactClicks(dir, run, NOW, { settleMs: 0 })
       const dateDir = path.join(dir, partitionOf(day).dir, "..")
       const first = (await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()
-      expect(first).toEqual([expect.stringMatching(/^day-\d+\.parquet$/), expect.stringMatching(/^rollup-\d+\.parquet$/)])
+      expect(first).toEqual([expect.stringMatching(/^day-\d+\.parquet$/), expect.stringMatching(/^rollup-v2-\d+\.parquet$/)])
       // A late click: the next pass writes a new day file and rollup; the old pair stays for readers, then goes.
       await writeClicksParquet(connection, [clickRecord({ timestamp: day + 2 * HOUR })], path.join(dir, partitionOf(day + 2 * HOUR).dir, "e1-2.parquet"))
       await compactClicks(dir, run, NOW + 1000, { settleMs: 0 })
@@ -230,7 +231,7 @@ describe("rollups at compaction", () => {
       await utimes(manifestFile, old, old)
       await compactClicks(dir, run, NOW + 2000, { settleMs: 0 })
       const third = (await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()
-      expect(third).toEqual([`day-${NOW + 1000}.parquet`, `rollup-${NOW + 1000}.parquet`])
+      expect(third).toEqual([`day-${NOW + 1000}.parquet`, `rollup-v2-${NOW + 1000}.parquet`])
       const listed = await listClickFiles(dir, day - DAY, NOW)
       const found = await rollupFinder()(listed)
       expect(found.size).toBe(1)
@@ -242,6 +243,37 @@ describe("rollups at compaction", () => {
       expect(question.text).toContain("rollup_set")
       const [row] = (await connection.runAndReadAll(question.text, [...question.params])).getRowObjects()
       expect(Number(row.clicks)).toBe(3)
+    } finally {
+      connection.closeSync()
+      await removeDir(dir)
+    }
+  }, 60_000)
+
+  it("of an earlier layout are not read; the next pass merges their day again with a current rollup", async () => {
+    const dir = await tempDir("ricochet-rollup-upgrade-")
+    const connection = await openDuckDb()
+    try {
+      const run = async (sql: string) => void (await connection.run(sql))
+      const day = NOW - 3 * DAY
+      await writeClicksParquet(connection, [clickRecord({ timestamp: day }), clickRecord({ timestamp: day + HOUR })], path.join(dir, partitionOf(day).dir, "e1-1.parquet"))
+      await compactClicks(dir, run, NOW, { settleMs: 0 })
+      const dateDir = path.join(dir, partitionOf(day).dir, "..")
+      // As written before daily rows: `rollup-{ts}`, without them.
+      await rm(path.join(dateDir, `rollup-v2-${NOW}.parquet`))
+      await run(`COPY (SELECT 'total' AS rollup_set, 1 AS clicks) TO '${path.join(dateDir, `rollup-${NOW}.parquet`)}' (FORMAT parquet)`)
+      const before = await listClickFiles(dir, day - DAY, NOW)
+      expect((await rollupFinder()(before)).size).toBe(0)
+      // Nothing else to merge, yet the day is merged again for its rollup.
+      expect((await compactClicks(dir, run, NOW + 1000, { settleMs: 0 })).merged).toBe(1)
+      const after = await listClickFiles(dir, day - DAY, NOW + 1000)
+      expect(after.map((f) => path.basename(f))).toEqual([`day-${NOW + 1000}.parquet`])
+      expect([...(await rollupFinder()(after)).values()].map((f) => path.basename(f))).toEqual([`rollup-v2-${NOW + 1000}.parquet`])
+      // And is left alone on the pass after.
+      expect((await compactClicks(dir, run, NOW + 2000, { settleMs: 0 })).merged).toBe(0)
+      const old = new Date(NOW - HOUR)
+      await utimes(path.join(dateDir, "_day.json"), old, old)
+      await compactClicks(dir, run, NOW + 3000, { settleMs: 0 })
+      expect((await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()).toEqual([`day-${NOW + 1000}.parquet`, `rollup-v2-${NOW + 1000}.parquet`])
     } finally {
       connection.closeSync()
       await removeDir(dir)
