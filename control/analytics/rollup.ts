@@ -16,7 +16,8 @@ import type { ClickFilter } from "./sql.ts"
  * replaced and are read raw until the next pass merges them into a new day file and rollup.
  *
  * Workspace-level sets leave link_id out, which is what makes them small (a few thousand rows a
- * day whatever the click count); the `link` set keeps it for top_links and one link's questions.
+ * day whatever the click count); the `link` set keeps it for top_links and one link's questions,
+ * the daily-only `filters` set holds the common filter columns together.
  * The daily rows answer every question that needs no hour (a breakdown, a count, a daily
  * timeseries): a day file is only read through its rollup when the window holds the whole day,
  * and per day the `link` set has one row per link and audience instead of up to 24.
@@ -38,8 +39,14 @@ export const ROLLUP_SETS: Readonly<Record<string, ReadonlyArray<string>>> = {
   utm_medium: ["utm_medium"],
   utm_campaign: ["utm_campaign"],
   utm_term: ["utm_term"],
-  utm_content: ["utm_content"]
+  utm_content: ["utm_content"],
+  // Filters across dimensions (a country and a device and a campaign). Daily rows only: per hour
+  // this set is nearly a row per click, per day a fraction of them.
+  filters: ["country", "device", "browser", "os", "referer_host", "utm_source", "utm_medium", "utm_campaign"]
 }
+
+/** Sets with daily rows only. */
+const DAILY_ONLY: ReadonlySet<string> = new Set(["filters"])
 
 /** The click columns a rollup row carries; a set's other dimension columns are NULL. */
 export const ROLLUP_DIMENSIONS = [
@@ -80,8 +87,9 @@ export const rollupSelect = (dayFile: string): string => {
   const days = `SELECT rollup_set || '/day' AS rollup_set, date_trunc('day', timestamp) AS timestamp, workspace_id, domain, audience,
               ${ROLLUP_DIMENSIONS.join(", ")}, sum(clicks)::BIGINT AS clicks
             FROM hourly GROUP BY rollup_set, date_trunc('day', timestamp), workspace_id, domain, audience, ${ROLLUP_DIMENSIONS.join(", ")}`
+  const hours = `SELECT * FROM hourly WHERE rollup_set NOT IN (${[...DAILY_ONLY].map((set) => `'${set}'`).join(", ")})`
   return `WITH hourly AS (${hourly.join(" UNION ALL ")})
-          SELECT * FROM (SELECT * FROM hourly UNION ALL ${days}) ORDER BY rollup_set, workspace_id, link_id, timestamp`
+          SELECT * FROM (${hours} UNION ALL ${days}) ORDER BY rollup_set, workspace_id, link_id, timestamp`
 }
 
 /** Writes the rollup of `dayFile` (temporary name, then renamed: never seen partial). */
@@ -105,18 +113,19 @@ const GROUP_DIMENSIONS: Partial<Record<GroupBy, ReadonlyArray<string>>> = {
  * are not rolled up together): then only raw files answer.
  */
 export const rollupSetFor = (f: ClickFilter, groupBy: GroupBy, bucket: "hour" | "day"): string | null => {
-  const set = smallestSetFor(f, groupBy)
+  const hourly = groupBy === "timeseries" && bucket === "hour"
+  const set = smallestSetFor(f, groupBy, hourly)
   if (set === null) return null
-  return groupBy === "timeseries" && bucket === "hour" ? set : daily(set)
+  return hourly ? set : daily(set)
 }
 
-const smallestSetFor = (f: ClickFilter, groupBy: GroupBy): string | null => {
+const smallestSetFor = (f: ClickFilter, groupBy: GroupBy, hourly: boolean): string | null => {
   const needed = new Set<string>(GROUP_DIMENSIONS[groupBy] ?? [])
   if (f.linkIds !== null) needed.add("link_id")
   for (const [field, column] of FILTER_DIMENSIONS) if ((f[field] as ReadonlyArray<string>).length > 0) needed.add(column)
   let best: string | null = null
   for (const [name, columns] of Object.entries(ROLLUP_SETS)) {
-    if (![...needed].every((c) => columns.includes(c))) continue
+    if ((hourly && DAILY_ONLY.has(name)) || ![...needed].every((c) => columns.includes(c))) continue
     if (best === null || columns.length < ROLLUP_SETS[best].length) best = name
   }
   return best

@@ -185,6 +185,33 @@ describe("rollup answers are the raw answers", () => {
     // The property must have exercised rollups, not only the raw path.
     expect(rolled).toBeGreaterThan(RUNS / 10)
   }, 300_000)
+
+  it("on filters across dimensions (the daily-only set)", async () => {
+    let rolled = 0
+    const acrossDimensions = filterArb.map((filters) => ({
+      ...filters,
+      linkIds: null,
+      countries: filters.countries.length > 0 ? filters.countries : ["US"],
+      devices: filters.devices.length > 0 ? filters.devices : ["mobile", "desktop"]
+    }))
+    await fc.assert(
+      fc.asyncProperty(
+        acrossDimensions,
+        fc.constantFrom(...WORKSPACES),
+        windowArb,
+        fc.constantFrom<GroupBy>(...GROUP_BYS),
+        fc.constantFrom<"hour" | "day">("hour", "day"),
+        async (filters, workspaceId, window, groupBy, bucket) => {
+          const f: ClickFilter = { workspaceId, ...window, ...filters }
+          const withRollups = analyticsSql(files, f, groupBy, 10, bucket, rollups)
+          if (withRollups.params.includes("filters/day")) rolled++
+          expect(await rowsOf(withRollups)).toEqual(await rowsOf(analyticsSql(files, f, groupBy, 10, bucket)))
+        }
+      ),
+      { seed: SEED, numRuns: RUNS / 2 }
+    )
+    expect(rolled).toBeGreaterThan(RUNS / 20)
+  }, 300_000)
 })
 
 describe("which rollup set answers a question", () => {
@@ -192,20 +219,23 @@ describe("which rollup set answers a question", () => {
     workspaceId: "ws_a", fromMs: 0, toMs: 1, linkIds: null, domain: null, countries: [], devices: [], browsers: [], oses: [],
     referers: [], utmSources: [], utmMediums: [], utmCampaigns: [], audience: null
   }
-  it.each<[string, Partial<ClickFilter>, GroupBy, string | null]>([
-    ["a count, any domain and audience", { domain: "a", audience: "agent" }, "count", "total"],
-    ["a timeseries by country", { countries: ["US"] }, "timeseries", "country"],
-    ["cities of some countries", { countries: ["US"] }, "cities", "city"],
-    ["top links", {}, "top_links", "link"],
-    ["one link's timeseries", { linkIds: ["l"] }, "timeseries", "link"],
-    ["one link by country: not rolled up together", { linkIds: ["l"] }, "countries", null],
-    ["devices of mobile clicks", { devices: ["mobile"] }, "devices", "device"],
-    ["country and device filters together", { countries: ["US"], devices: ["mobile"] }, "timeseries", null],
-    ["referers filtered by utm source", { utmSources: ["x"] }, "referers", null],
-    ["direct referers", { referers: ["(direct)"] }, "referers", "referer"]
-  ])("%s", (_, filter, groupBy, set) => {
-    expect(rollupSetFor({ ...none, ...filter }, groupBy, "hour")).toBe(groupBy === "timeseries" || set === null ? set : `${set}/day`)
-    expect(rollupSetFor({ ...none, ...filter }, groupBy, "day")).toBe(set === null ? null : `${set}/day`)
+  it.each<[string, Partial<ClickFilter>, GroupBy, string | null, string | null]>([
+    // name, filters, grouping, the set read for an hourly bucket, the set read for a daily one
+    ["a count, any domain and audience", { domain: "a", audience: "agent" }, "count", "total/day", "total/day"],
+    ["a timeseries", {}, "timeseries", "total", "total/day"],
+    ["a timeseries by country", { countries: ["US"] }, "timeseries", "country", "country/day"],
+    ["cities of some countries", { countries: ["US"] }, "cities", "city/day", "city/day"],
+    ["top links", {}, "top_links", "link/day", "link/day"],
+    ["one link's timeseries", { linkIds: ["l"] }, "timeseries", "link", "link/day"],
+    ["one link by country: not rolled up together", { linkIds: ["l"] }, "countries", null, null],
+    ["devices of mobile clicks", { devices: ["mobile"] }, "devices", "device/day", "device/day"],
+    ["country and device filters together: by day only", { countries: ["US"], devices: ["mobile"] }, "timeseries", null, "filters/day"],
+    ["referers filtered by utm source", { utmSources: ["x"] }, "referers", "filters/day", "filters/day"],
+    ["regions filtered by device: not rolled up together", { devices: ["mobile"] }, "regions", null, null],
+    ["direct referers", { referers: ["(direct)"] }, "referers", "referer/day", "referer/day"]
+  ])("%s", (_, filter, groupBy, hourSet, daySet) => {
+    expect(rollupSetFor({ ...none, ...filter }, groupBy, "hour")).toBe(hourSet)
+    expect(rollupSetFor({ ...none, ...filter }, groupBy, "day")).toBe(daySet)
   })
 })
 
