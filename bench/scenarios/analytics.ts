@@ -161,10 +161,14 @@ const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: str
       const started = performance.now()
       const writer = await openDuckDb(1)
       try {
-        const compacted = await compactClicks(clicksDir, async (sql) => {
-          await writer.run(sql)
-        }, kept.endMs)
-        log(`upgraded the dataset in ${clicksDir} to the current layout: ${compacted.merged} days merged again in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+        // Control does this a bounded number of days per pass; here every pass until none is left.
+        let days = 0
+        for (let merged = -1; merged !== 0; days += merged) {
+          merged = (await compactClicks(clicksDir, async (sql) => {
+            await writer.run(sql)
+          }, kept.endMs)).merged
+        }
+        log(`upgraded the dataset in ${clicksDir} to the current layout: ${days} days merged again in ${((performance.now() - started) / 1000).toFixed(1)} s`)
       } finally {
         writer.closeSync()
       }

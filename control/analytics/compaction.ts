@@ -28,6 +28,12 @@ const STALE_TEMP_MS = HOUR
  * 24 / PARTIAL_DAY_HOURS times before it is over.
  */
 const PARTIAL_DAY_HOURS = 4
+/**
+ * Finished days merged again in one pass only because their rollup is missing or of an earlier
+ * layout (after an upgrade, every day kept): a pass stays minutes at most, and the history is
+ * brought up to date over the next passes, newest days first.
+ */
+const ROLLUP_CATCH_UP_DAYS = 30
 
 export interface CompactionResult {
   readonly merged: number
@@ -64,10 +70,11 @@ export const compactClicks = async (
   clicksDir: string,
   run: (sql: string) => Promise<void>,
   nowMs: number,
-  options: { readonly settleMs?: number; readonly graceMs?: number } = {}
+  options: { readonly settleMs?: number; readonly graceMs?: number; readonly rollupCatchUpDays?: number } = {}
 ): Promise<CompactionResult> => {
   const settle = options.settleMs ?? SETTLE_MS
   const grace = options.graceMs ?? REPLACED_GRACE_MS
+  let catchUps = options.rollupCatchUpDays ?? ROLLUP_CATCH_UP_DAYS
   let merged = 0
   let removed = 0
   const remove = async (file: string) => {
@@ -77,7 +84,8 @@ export const compactClicks = async (
   /** Over, and late engine rolls into it have landed. */
   const hourSettled = (date: string, hourName: string) => Date.parse(`${date}T${hourName.slice(5)}:00:00Z`) + HOUR + settle <= nowMs
 
-  for (const { dir: dateDir, date } of await listDateDirs(clicksDir, 0, nowMs)) {
+  // Newest first: what a dashboard asks about most is caught up first after an upgrade.
+  for (const { dir: dateDir, date } of (await listDateDirs(clicksDir, 0, nowMs)).reverse()) {
     const day = await readDayManifest(dateDir)
     const dayAge = day === null ? 0 : await ageOf(path.join(dateDir, DAY_MANIFEST), nowMs)
     const dateEntries = await readdir(dateDir)
@@ -126,7 +134,10 @@ export const compactClicks = async (
       // A finished day with one file is done, unless that file has no current rollup (written
       // before rollups, or before their daily rows): merged again, it gets one.
       if (pending === 0 && current.length === 0) continue
-      if (pending === 0 && current.length === 1 && (await hasRollup(path.join(dateDir, current[0])))) continue
+      if (pending === 0 && current.length === 1) {
+        if (catchUps <= 0 || (await hasRollup(path.join(dateDir, current[0])))) continue
+        catchUps--
+      }
     } else {
       const waiting = dayHours.filter((hourName, i) => perHour[i].length > 0 && !(day !== null && hourName in day.replaced)).length
       if (waiting < PARTIAL_DAY_HOURS) continue

@@ -12,7 +12,7 @@ import type { ClickFilter } from "./sql.ts"
  * file): it is written after the day file and before the day manifest names the day file, so
  * whenever a reader lists the day file its rollup is complete, and a day file without one (written
  * before rollups, or by a pass that crashed in between and was then replaced) is read raw, and
- * merged again by the next compaction pass. Late clicks land in hour files the day file has not
+ * merged again by compaction (a bounded number of days a pass). Late clicks land in hour files the day file has not
  * replaced and are read raw until the next pass merges them into a new day file and rollup.
  *
  * Workspace-level sets leave link_id out, which is what makes them small (a few thousand rows a

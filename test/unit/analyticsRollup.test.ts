@@ -300,6 +300,19 @@ describe("rollups at compaction", () => {
       expect([...(await rollupFinder()(after)).values()].map((f) => path.basename(f))).toEqual([`rollup-v2-${NOW + 1000}.parquet`])
       // And is left alone on the pass after.
       expect((await compactClicks(dir, run, NOW + 2000, { settleMs: 0 })).merged).toBe(0)
+      // A pass merges a bounded number of such days, newest first.
+      for (const daysAgo of [4, 5, 6]) {
+        const at = NOW - daysAgo * DAY
+        await writeClicksParquet(connection, [clickRecord({ timestamp: at })], path.join(dir, partitionOf(at).dir, "e1-1.parquet"))
+      }
+      await compactClicks(dir, run, NOW + 2500, { settleMs: 0 })
+      const dayDirOf = (daysAgo: number) => path.join(dir, partitionOf(NOW - daysAgo * DAY).dir, "..")
+      for (const daysAgo of [4, 5, 6]) await rm(path.join(dayDirOf(daysAgo), `rollup-v2-${NOW + 2500}.parquet`))
+      expect((await compactClicks(dir, run, NOW + 2600, { settleMs: 0, rollupCatchUpDays: 2 })).merged).toBe(2)
+      expect(await readdir(dayDirOf(4))).toContain(`rollup-v2-${NOW + 2600}.parquet`)
+      expect(await readdir(dayDirOf(6))).not.toContain(`rollup-v2-${NOW + 2600}.parquet`)
+      expect((await compactClicks(dir, run, NOW + 2700, { settleMs: 0, rollupCatchUpDays: 2 })).merged).toBe(1)
+      expect(await readdir(dayDirOf(6))).toContain(`rollup-v2-${NOW + 2700}.parquet`)
       const old = new Date(NOW - HOUR)
       await utimes(path.join(dateDir, "_day.json"), old, old)
       await compactClicks(dir, run, NOW + 3000, { settleMs: 0 })
