@@ -240,7 +240,10 @@ describe("which rollup set answers a question", () => {
 })
 
 describe("rollups at compaction", () => {
-  it("go with their day file: written before the manifest names it, removed with it after the grace period", async () => {
+  /** A clicks directory whose day three days back (two clicks) has been compacted at NOW. */
+  const withCompactedDay = async (
+    test: (setting: { dir: string; connection: DuckDBConnection; run: (sql: string) => Promise<void>; day: number; dateDir: string }) => Promise<void>
+  ) => {
     const dir = await tempDir("ricochet-rollup-compaction-")
     const connection = await openDuckDb()
     try {
@@ -248,7 +251,15 @@ describe("rollups at compaction", () => {
       const day = NOW - 3 * DAY
       await writeClicksParquet(connection, [clickRecord({ timestamp: day }), clickRecord({ timestamp: day + HOUR })], path.join(dir, partitionOf(day).dir, "e1-1.parquet"))
       await compactClicks(dir, run, NOW, { settleMs: 0 })
-      const dateDir = path.join(dir, partitionOf(day).dir, "..")
+      await test({ dir, connection, run, day, dateDir: path.join(dir, partitionOf(day).dir, "..") })
+    } finally {
+      connection.closeSync()
+      await removeDir(dir)
+    }
+  }
+
+  it("go with their day file: written before the manifest names it, removed with it after the grace period", () =>
+    withCompactedDay(async ({ dir, connection, run, day, dateDir }) => {
       const first = (await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()
       expect(first).toEqual([expect.stringMatching(/^day-\d+\.parquet$/), expect.stringMatching(/^rollup-v2-\d+\.parquet$/)])
       // A late click: the next pass writes a new day file and rollup; the old pair stays for readers, then goes.
@@ -273,21 +284,10 @@ describe("rollups at compaction", () => {
       expect(question.text).toContain("rollup_set")
       const [row] = (await connection.runAndReadAll(question.text, [...question.params])).getRowObjects()
       expect(Number(row.clicks)).toBe(3)
-    } finally {
-      connection.closeSync()
-      await removeDir(dir)
-    }
-  }, 60_000)
+    }), 60_000)
 
-  it("of an earlier layout are not read; the next pass merges their day again with a current rollup", async () => {
-    const dir = await tempDir("ricochet-rollup-upgrade-")
-    const connection = await openDuckDb()
-    try {
-      const run = async (sql: string) => void (await connection.run(sql))
-      const day = NOW - 3 * DAY
-      await writeClicksParquet(connection, [clickRecord({ timestamp: day }), clickRecord({ timestamp: day + HOUR })], path.join(dir, partitionOf(day).dir, "e1-1.parquet"))
-      await compactClicks(dir, run, NOW, { settleMs: 0 })
-      const dateDir = path.join(dir, partitionOf(day).dir, "..")
+  it("of an earlier layout are not read; the next pass merges their day again with a current rollup", () =>
+    withCompactedDay(async ({ dir, connection, run, day, dateDir }) => {
       // As written before daily rows: `rollup-{ts}`, without them.
       await rm(path.join(dateDir, `rollup-v2-${NOW}.parquet`))
       await run(`COPY (SELECT 'total' AS rollup_set, 1 AS clicks) TO '${path.join(dateDir, `rollup-${NOW}.parquet`)}' (FORMAT parquet)`)
@@ -317,9 +317,5 @@ describe("rollups at compaction", () => {
       await utimes(path.join(dateDir, "_day.json"), old, old)
       await compactClicks(dir, run, NOW + 3000, { settleMs: 0 })
       expect((await readdir(dateDir)).filter((n) => n.endsWith(".parquet")).sort()).toEqual([`day-${NOW + 1000}.parquet`, `rollup-v2-${NOW + 1000}.parquet`])
-    } finally {
-      connection.closeSync()
-      await removeDir(dir)
-    }
-  }, 60_000)
+    }), 60_000)
 })
