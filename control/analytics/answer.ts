@@ -49,8 +49,11 @@ export const answerAnalytics = (principal: Principal, q: AnalyticsQuery) =>
         SELECT l.id, d.host, l.slug, l.url FROM links l JOIN domains d ON d.id = l.domain_id
         WHERE l.workspace_id = ${principal.workspaceId} AND l.id = ANY(${ids})`
     )
-    const recorded = yield* attempt(() => {
-      const { text, params } = recordedLinksSql(files, principal.workspaceId, ids)
+    // Only deleted links are looked up in the click files (a scan of the window's raw files).
+    const known = new Set(current.map((row) => row.id))
+    const deleted = ids.filter((id) => !known.has(id))
+    const recorded = deleted.length === 0 ? [] : yield* attempt(() => {
+      const { text, params } = recordedLinksSql(files, principal.workspaceId, deleted)
       return store.query(text, params)
     })
     const links = new Map<string, { host: string; slug: string; url: string }>()

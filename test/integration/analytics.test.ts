@@ -687,4 +687,28 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
       expect(tags.headers.get("ratelimit-remaining")).toBe(String(300 - 22))
     })
   })
+
+  describe("top_links of links changed and deleted since their clicks", () => {
+    it("a link as it is now; a deleted link as its clicks recorded it", async () => {
+      const created = await provision("pro", "Deleted Links")
+      const api = apiClient(ctl.baseUrl, created.apiKey)
+      const kept = ok<Link>(await api.post("/v1/links", { url: "https://example.com/kept-before", slug: "kept" }))
+      const gone = ok<Link>(await api.post("/v1/links", { url: "https://example.com/gone", slug: "gone" }))
+      const rolledBefore = (await status()).sink.rolled
+      for (const [link, times] of [[kept, 2], [gone, 1]] as const) {
+        for (let i = 0; i < times; i++) {
+          expect((await visit(engine, link.domain, `/${link.slug}`, { headers: { "user-agent": UA.desktop } })).status).toBe(302)
+        }
+      }
+      await eventually(async () => (await status()).sink.rolled >= rolledBefore + 3, 15_000, 100)
+      ok(await api.patch(`/v1/links/${kept.id}`, { url: "https://example.com/kept-after" }), 200)
+      expect((await api.delete(`/v1/links/${gone.id}`)).status).toBe(200)
+      const who = { api, used: 0 }
+      const body = await ask(who, { groupBy: "top_links" })
+      expect(body.data.map((row: Row) => [row.linkId, row.domain, row.slug, row.url, row.clicks])).toEqual([
+        [kept.id, kept.domain, "kept", "https://example.com/kept-after", 2],
+        [gone.id, gone.domain, "gone", "https://example.com/gone", 1]
+      ])
+    })
+  })
 })
