@@ -129,18 +129,19 @@ export const compactClicks = async (
     const dayHours = daySettled ? hourNames : hourNames.filter((hourName) => hourSettled(date, hourName))
     const perHour = await Promise.all(dayHours.map((hourName) => hourFiles(path.join(dateDir, hourName), day)))
     const current = await dayFiles(dateDir, day)
+    // A day file with no current rollup (written before rollups, or before their daily rows) is
+    // merged again for one, within the pass's budget, even when nothing else would merge it.
+    const catchUp = async () => {
+      if (current.length !== 1 || catchUps <= 0 || (await hasRollup(path.join(dateDir, current[0])))) return false
+      catchUps--
+      return true
+    }
     if (daySettled) {
       const pending = perHour.reduce((n, files) => n + files.length, 0)
-      // A finished day with one file is done, unless that file has no current rollup (written
-      // before rollups, or before their daily rows): merged again, it gets one.
-      if (pending === 0 && current.length === 0) continue
-      if (pending === 0 && current.length === 1) {
-        if (catchUps <= 0 || (await hasRollup(path.join(dateDir, current[0])))) continue
-        catchUps--
-      }
+      if (pending === 0 && current.length <= 1 && !(await catchUp())) continue
     } else {
       const waiting = dayHours.filter((hourName, i) => perHour[i].length > 0 && !(day !== null && hourName in day.replaced)).length
-      if (waiting < PARTIAL_DAY_HOURS) continue
+      if (waiting < PARTIAL_DAY_HOURS && !(await catchUp())) continue
     }
     const sources = [
       ...current.map((f) => path.join(dateDir, f)),

@@ -113,11 +113,13 @@ const GROUP_DIMENSIONS: Partial<Record<GroupBy, ReadonlyArray<string>>> = {
  * are not rolled up together): then only raw files answer.
  */
 export const rollupSetFor = (f: ClickFilter, groupBy: GroupBy, bucket: "hour" | "day"): string | null => {
-  const hourly = groupBy === "timeseries" && bucket === "hour"
-  const set = smallestSetFor(f, groupBy, hourly)
-  if (set === null) return null
-  return hourly ? set : daily(set)
+  if (groupBy === "timeseries" && bucket === "hour") return hourlyRollupSetFor(f, groupBy)
+  const set = smallestSetFor(f, groupBy, false)
+  return set === null ? null : daily(set)
 }
+
+/** The set whose hourly rows answer the question for the whole hours of a day the window cuts through. */
+export const hourlyRollupSetFor = (f: ClickFilter, groupBy: GroupBy): string | null => smallestSetFor(f, groupBy, true)
 
 const smallestSetFor = (f: ClickFilter, groupBy: GroupBy, hourly: boolean): string | null => {
   const needed = new Set<string>(GROUP_DIMENSIONS[groupBy] ?? [])

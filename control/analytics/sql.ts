@@ -1,6 +1,6 @@
 import { fileSpan } from "../../shared/clicks/files.ts"
 import { quote } from "../../shared/clicks/parquet.ts"
-import { ROLLUP_DIMENSIONS, rollupSetFor } from "./rollup.ts"
+import { hourlyRollupSetFor, ROLLUP_DIMENSIONS, rollupSetFor } from "./rollup.ts"
 import type { GroupBy } from "./schema.ts"
 
 /** A resolved analytics question: everything needed to build the DuckDB query. */
@@ -110,7 +110,8 @@ export const analyticsSql = (
   rollups: ReadonlyMap<string, string> = new Map()
 ): BoundSql => {
   const p = new SqlParams()
-  const { source, summed } = matchingClicks(files, f, p, rollups, rollupSetFor(f, groupBy, bucket))
+  const sets = { whole: rollupSetFor(f, groupBy, bucket), hourly: hourlyRollupSetFor(f, groupBy) }
+  const { source, summed } = matchingClicks(files, f, p, rollups, sets)
   const counts = summed ? SUMS : COUNTS
   const bound = (text: string): BoundSql => ({ text, params: p.values })
   if (groupBy === "count") return bound(`SELECT ${counts} FROM ${source}`)
@@ -126,42 +127,63 @@ export const analyticsSql = (
           GROUP BY ALL ORDER BY clicks DESC, ${order} LIMIT ${Math.trunc(limit)}`)
 }
 
+const HOUR_MS = 3_600_000
+
 /**
  * The clicks a question counts, as a subquery. A file whose partition (day or hour) lies wholly
  * inside the window holds nothing outside it, so its rows are not tested against the window's
  * bounds: on a 30-day question that test was half the time. Files at the window's edges, and any
- * outside the layout, are. A whole day file with a rollup that holds the question's columns is
- * replaced by the rollup's rows of that set (then every row carries `n`, the clicks it stands
- * for, and `summed` says the counts are sums); the edges stay raw, so no hour is ever split.
+ * outside the layout, are.
+ *
+ * Day files with a rollup that holds the question's columns are read through it (then every row
+ * carries `n`, the clicks it stands for, and `summed` says the counts are sums): a day wholly
+ * inside the window as the rollup's rows of `sets.whole` (daily unless the question counts by
+ * the hour); a day the window cuts through as the hourly rows (`sets.hourly`) of the hours wholly
+ * inside the window, and raw rows for the rest of the window, so no hour is ever split.
  */
 const matchingClicks = (
   files: ReadonlyArray<string>,
   f: ClickFilter,
   p: SqlParams,
   rollups: ReadonlyMap<string, string>,
-  rollupSet: string | null
+  sets: { readonly whole: string | null; readonly hourly: string | null }
 ): { source: string; summed: boolean } => {
+  // The whole hours inside the window: [firstHour, endHour).
+  const firstHour = Math.ceil(f.fromMs / HOUR_MS) * HOUR_MS
+  const endHour = Math.floor((f.toMs + 1) / HOUR_MS) * HOUR_MS
   const whole: Array<string> = []
   const edges: Array<string> = []
   const rolled: Array<string> = []
+  const cut: Array<string> = []
+  const cutRollups: Array<string> = []
   for (const file of files) {
     const span = fileSpan(file)
     const inside = span !== null && span.start >= f.fromMs && span.end - 1 <= f.toMs
-    const rollup = inside && rollupSet !== null ? rollups.get(file) : undefined
-    if (rollup !== undefined) rolled.push(rollup)
-    else (inside ? whole : edges).push(file)
+    const rollup = rollups.get(file)
+    if (inside && sets.whole !== null && rollup !== undefined) rolled.push(rollup)
+    else if (inside) whole.push(file)
+    else if (span !== null && sets.hourly !== null && rollup !== undefined && Math.max(span.start, firstHour) < Math.min(span.end, endHour)) {
+      cut.push(file)
+      cutRollups.push(rollup)
+    } else edges.push(file)
   }
   const read = (list: ReadonlyArray<string>) => `read_parquet([${list.map(quote).join(", ")}], hive_partitioning = false)`
-  const summed = rolled.length > 0
+  const summed = rolled.length > 0 || cut.length > 0
   const columns = summed ? `timestamp, workspace_id, domain, audience, ${ROLLUP_DIMENSIONS.join(", ")}` : "*"
   const n = summed ? ", 1::BIGINT AS n" : ""
-  const parts = [
-    ...(whole.length > 0 ? [`SELECT ${columns}${n} FROM ${read(whole)} WHERE ${whereClause(f, p, { time: false })}`] : []),
-    ...(edges.length > 0 || (whole.length === 0 && !summed) ? [`SELECT ${columns}${n} FROM ${read(edges)} WHERE ${whereClause(f, p)}`] : []),
-    ...(summed
-      ? [`SELECT ${columns}, clicks AS n FROM ${read(rolled)} WHERE rollup_set = ${p.add(rollupSet!)} AND ${whereClause(f, p, { time: false })}`]
-      : [])
-  ]
+  const parts: Array<string> = []
+  if (whole.length > 0) parts.push(`SELECT ${columns}${n} FROM ${read(whole)} WHERE ${whereClause(f, p, { time: false })}`)
+  if (edges.length > 0) parts.push(`SELECT ${columns}${n} FROM ${read(edges)} WHERE ${whereClause(f, p)}`)
+  if (rolled.length > 0) {
+    parts.push(`SELECT ${columns}, clicks AS n FROM ${read(rolled)} WHERE rollup_set = ${p.add(sets.whole!)} AND ${whereClause(f, p, { time: false })}`)
+  }
+  if (cut.length > 0) {
+    const hours = `timestamp >= ${ts(p, firstHour)} AND timestamp < ${ts(p, endHour)}`
+    parts.push(`SELECT ${columns}, clicks AS n FROM ${read(cutRollups)} WHERE rollup_set = ${p.add(sets.hourly!)} AND ${hours} AND ${whereClause(f, p, { time: false })}`)
+    parts.push(`SELECT ${columns}${n} FROM ${read(cut)} WHERE ${whereClause(f, p)} AND NOT (${hours})`)
+  }
+  // No file at all: an empty read still gives the columns.
+  if (parts.length === 0) parts.push(`SELECT ${columns}${n} FROM ${read([])} WHERE ${whereClause(f, p)}`)
   return { source: `(${parts.join(" UNION ALL ")}) AS clicks`, summed }
 }
 

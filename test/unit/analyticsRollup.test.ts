@@ -186,6 +186,29 @@ describe("rollup answers are the raw answers", () => {
     expect(rolled).toBeGreaterThan(RUNS / 10)
   }, 300_000)
 
+  // Windows that cut through hours holding clicks (00, 05, 12, 13 and 23 have them) at both ends.
+  const dayStart = Math.floor(NOW / DAY) * DAY
+  it.each<[string, number, number]>([
+    ["12:30 ten days back to 13:20 eight days back", dayStart - 10 * DAY + 12.5 * HOUR, dayStart - 8 * DAY + 13.33 * HOUR],
+    ["05:10 to 23:45 of one day", dayStart - 6 * DAY + 5.17 * HOUR, dayStart - 6 * DAY + 23.75 * HOUR],
+    ["23:59 to 00:01 the next day", dayStart - 4 * DAY - 60_000, dayStart - 3 * DAY + 60_000],
+    ["within one hour", dayStart - 7 * DAY + 12.1 * HOUR, dayStart - 7 * DAY + 12.9 * HOUR],
+    ["00:00 to 05:00:00.000 exactly", dayStart - 9 * DAY, dayStart - 9 * DAY + 5 * HOUR]
+  ])("on a window from %s", async (_, fromMs, toMs) => {
+    for (const workspaceId of WORKSPACES) {
+      for (const [groupBy, bucket] of [["count", "day"], ["timeseries", "hour"], ["timeseries", "day"], ["countries", "day"], ["top_links", "day"]] as const) {
+        const f: ClickFilter = {
+          workspaceId, fromMs, toMs, linkIds: null, domain: null, countries: [], devices: [], browsers: [], oses: [],
+          referers: [], utmSources: [], utmMediums: [], utmCampaigns: [], audience: null
+        }
+        const withRollups = analyticsSql(files, f, groupBy, 100, bucket, rollups)
+        // Less than a whole hour: nothing to read from a rollup.
+        expect(withRollups.text.includes("rollup_set")).toBe(toMs - fromMs >= HOUR)
+        expect(await rowsOf(withRollups)).toEqual(await rowsOf(analyticsSql(files, f, groupBy, 100, bucket)))
+      }
+    }
+  })
+
   it("on filters across dimensions (the daily-only set)", async () => {
     let rolled = 0
     const acrossDimensions = filterArb.map((filters) => ({
@@ -313,6 +336,14 @@ describe("rollups at compaction", () => {
       expect(await readdir(dayDirOf(6))).not.toContain(`rollup-v2-${NOW + 2600}.parquet`)
       expect((await compactClicks(dir, run, NOW + 2700, { settleMs: 0, rollupCatchUpDays: 2 })).merged).toBe(1)
       expect(await readdir(dayDirOf(6))).toContain(`rollup-v2-${NOW + 2700}.parquet`)
+      // The day so far too, though fewer settled hours wait than would merge it otherwise.
+      const today = Math.floor(NOW / DAY) * DAY
+      for (const h of [0, 1, 2, 3]) await writeClicksParquet(connection, [clickRecord({ timestamp: today + h * HOUR })], path.join(dir, partitionOf(today + h * HOUR).dir, "e1-1.parquet"))
+      await compactClicks(dir, run, NOW + 2800, { settleMs: 0 })
+      const todayDir = path.join(dir, partitionOf(today).dir, "..")
+      await rm(path.join(todayDir, `rollup-v2-${NOW + 2800}.parquet`))
+      expect((await compactClicks(dir, run, NOW + 2900, { settleMs: 0 })).merged).toBe(1)
+      expect(await readdir(todayDir)).toContain(`rollup-v2-${NOW + 2900}.parquet`)
       const old = new Date(NOW - HOUR)
       await utimes(path.join(dateDir, "_day.json"), old, old)
       await compactClicks(dir, run, NOW + 3000, { settleMs: 0 })
