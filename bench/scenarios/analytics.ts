@@ -153,25 +153,23 @@ const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: str
   if (DATA_DIR !== undefined && existsSync(marker)) {
     const kept = JSON.parse(await readFile(marker, "utf8")) as DatasetSpec & { layout?: string }
     const sameSize = kept.clicks === spec.clicks && kept.links === spec.links && kept.days === spec.days
-    if (sameSize && kept.layout === LAYOUT) {
-      log(`reusing the dataset in ${clicksDir} (ends ${new Date(kept.endMs).toISOString()})`)
-      return { spec: kept, generatedS: null }
-    }
-    if (sameSize && kept.layout !== undefined && UPGRADABLE.includes(kept.layout)) {
+    if (sameSize && kept.layout !== undefined && (kept.layout === LAYOUT || UPGRADABLE.includes(kept.layout))) {
+      // Control's compaction brings files of an earlier layout up to date (as an upgraded
+      // install's), a bounded number of days a pass; here every pass until none is left.
       const started = performance.now()
       const writer = await openDuckDb(1)
+      let days = 0
       try {
-        // Control does this a bounded number of days per pass; here every pass until none is left.
-        let days = 0
         for (let merged = -1; merged !== 0; days += merged) {
           merged = (await compactClicks(clicksDir, async (sql) => {
             await writer.run(sql)
           }, kept.endMs)).merged
         }
-        log(`upgraded the dataset in ${clicksDir} to the current layout: ${days} days merged again in ${((performance.now() - started) / 1000).toFixed(1)} s`)
       } finally {
         writer.closeSync()
       }
+      if (days > 0) log(`brought the dataset in ${clicksDir} up to the current layout: ${days} days merged again in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      log(`reusing the dataset in ${clicksDir} (ends ${new Date(kept.endMs).toISOString()})`)
       await writeFile(marker, JSON.stringify({ ...kept, layout: LAYOUT }))
       return { spec: kept, generatedS: null }
     }
