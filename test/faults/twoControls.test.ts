@@ -12,6 +12,7 @@ import {
   createTestDatabase,
   eventually,
   removeDir,
+  roomInThisMinute,
   startControl,
   tempDir
 } from "../support/processes.ts"
@@ -97,8 +98,7 @@ describe("two control processes on one database", () => {
   })
 
   it("shares the analytics allowance: 20 a minute across both processes, then 429 from either", async () => {
-    const secondsLeft = 60 - new Date().getUTCSeconds()
-    if (secondsLeft < 15) await new Promise((r) => setTimeout(r, secondsLeft * 1000 + 200))
+    await roomInThisMinute(15)
     const clients = controls.map((c) => apiClient(c.baseUrl, key))
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => clients[i % 2].get("/v1/analytics?groupBy=count&interval=24h")))
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200))

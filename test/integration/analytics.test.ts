@@ -18,6 +18,7 @@ import {
   createWorkspace,
   eventually,
   removeDir,
+  roomInThisMinute,
   startControl,
   tempDir,
   visit
@@ -659,8 +660,7 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
 
   describe("the analytics allowance: 20 a minute per workspace, also counted in the general 300", () => {
     it("answers 20 with RateLimit headers counting down, the 21st with 429 and Retry-After", async () => {
-      const secondsLeft = 60 - new Date().getUTCSeconds()
-      if (secondsLeft < 10) await new Promise((r) => setTimeout(r, secondsLeft * 1000 + 300))
+      await roomInThisMinute(10)
       const remaining: Array<number> = []
       for (let i = 0; i < 20; i++) {
         const res = await limited.get("/v1/analytics?groupBy=count")

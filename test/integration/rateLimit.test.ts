@@ -5,6 +5,7 @@ import {
   createTestDatabase,
   createWorkspace,
   removeDir,
+  roomInThisMinute,
   startControl,
   tempDir
 } from "../support/processes.ts"
@@ -41,8 +42,7 @@ describe("rate limit shared by two control processes on one database", () => {
 
   it("counts requests to both processes against one allowance of 300 a minute", async () => {
     const { apiKey } = await createWorkspace(a.env)
-    const secondsLeft = 60 - new Date().getUTCSeconds()
-    if (secondsLeft < 25) await new Promise((r) => setTimeout(r, secondsLeft * 1000 + 200))
+    await roomInThisMinute(25)
     const clients = [apiClient(a.baseUrl, apiKey), apiClient(b.baseUrl, apiKey)]
     const statuses: Array<number> = []
     const remaining: Array<number> = []

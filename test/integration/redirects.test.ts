@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startDnsServer } from "../support/dnsServer.ts"
-import { apiClient, type ControlHandle, eventually, removeDir, startControl, tempDir, visit } from "../support/processes.ts"
+import { apiClient, type ControlHandle, eventually, removeDir, roomInThisMinute, startControl, tempDir, visit } from "../support/processes.ts"
 
 /**
  * The redirect engine over real HTTP (docs/architecture.md#the-evaluation-order,
@@ -302,8 +302,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
 
       // The limiter counts in fixed one-minute windows: do not start the six attempts right
       // before a window ends, or the count would restart in the middle of them.
-      const intoMinute = Date.now() % 60_000
-      if (intoMinute > 50_000) await sleep(60_000 - intoMinute + 100)
+      await roomInThisMinute(10)
 
       for (let attempt = 1; attempt <= 5; attempt++) {
         const wrong = await postForm("/pw-limited", { password: `wrong-${attempt}` })

@@ -204,6 +204,15 @@ export const eventually = async (check: () => Promise<boolean>, timeoutMs: numbe
   throw new Error(`condition not met within ${timeoutMs} ms`)
 }
 
+/**
+ * Waits for the next UTC minute when fewer than `seconds` are left of this one: what a limiter
+ * with fixed one-minute windows counts must not be split over two windows.
+ */
+export const roomInThisMinute = async (seconds: number): Promise<void> => {
+  const left = 60 - new Date().getUTCSeconds()
+  if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200))
+}
+
 /** Starts `ricochet engine` and waits until its port answers. */
 export const startEngineProcess = async (env: Record<string, string | undefined>) => {
   const port = await freePort()
