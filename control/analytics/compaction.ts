@@ -29,7 +29,7 @@ const STALE_TEMP_MS = HOUR
  */
 const PARTIAL_DAY_HOURS = 4
 /**
- * Finished days merged again in one pass only because their rollup is missing or of an earlier
+ * Days merged again in one pass only because their file's rollup is missing or of an earlier
  * layout (after an upgrade, every day kept): a pass stays minutes at most, and the history is
  * brought up to date over the next passes, newest days first.
  */

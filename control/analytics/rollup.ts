@@ -12,15 +12,16 @@ import type { ClickFilter } from "./sql.ts"
  * file): it is written after the day file and before the day manifest names the day file, so
  * whenever a reader lists the day file its rollup is complete, and a day file without one (written
  * before rollups, or by a pass that crashed in between and was then replaced) is read raw, and
- * merged again by compaction (a bounded number of days a pass). Late clicks land in hour files the day file has not
- * replaced and are read raw until the next pass merges them into a new day file and rollup.
+ * merged again by compaction (a bounded number of days a pass). Late clicks land in hour files
+ * the day file has not replaced and are read raw until the next pass merges them into a new day
+ * file and rollup.
  *
  * Workspace-level sets leave link_id out, which is what makes them small (a few thousand rows a
- * day whatever the click count); the `link` set keeps it for top_links and one link's questions,
- * the daily-only `filters` set holds the common filter columns together.
- * The daily rows answer every question that needs no hour (a breakdown, a count, a daily
- * timeseries): a day file is only read through its rollup when the window holds the whole day,
- * and per day the `link` set has one row per link and audience instead of up to 24.
+ * day whatever the click count); the `link` set keeps it for top_links and one link's questions;
+ * the daily-only `filters` set holds the common filter columns together. The daily rows answer a
+ * day the window holds whole for every question that needs no hour (a breakdown, a count, a daily
+ * timeseries; per day the `link` set has one row per link and audience instead of up to 24); the
+ * hourly rows answer the whole hours of a day the window cuts through, and hourly timeseries.
  *
  * `v2` is the layout with daily rows: rollups written before (`rollup-{ts}`) are not read, and
  * their days are merged again into a day file with a current rollup.
