@@ -48,8 +48,12 @@ const indexOf = (slug: string) => {
 
 const id = (prefix: string, i: number) => `${prefix}${i.toString(36).padStart(20, "x")}`
 
-/** ~60-character url; a third with a utm set, a tenth with two geo rules, a twentieth with device rules. */
-const urlOf = (i: number) => `https://www.example-shop.com/products/catalogue/item-${i}?ref=nl`
+/**
+ * ~60-character url; a third with a utm set, a tenth with two geo rules, a twentieth with device
+ * rules. Every url a fresh flat string as a driver hands it: a template literal is a rope sharing
+ * its literal parts, smaller than a row's string until something (URL parsing) flattens it.
+ */
+const urlOf = (i: number) => fresh(`https://www.example-shop.com/products/catalogue/item-${i}?ref=nl`)
 const record = (i: number): LinkRecord =>
   linkRecord({
     id: id("lnk_", i),
@@ -61,11 +65,11 @@ const record = (i: number): LinkRecord =>
     utm: i % 3 === 0 ? { source: fresh("newsletter"), medium: fresh("email"), campaign: fresh("spring-sale") } : null,
     geoRules: i % 10 === 0
       ? [
-        { country: fresh("DE"), url: `https://de.example-shop.com/produkte/katalog/artikel-${i}` },
-        { country: fresh("FR"), url: `https://fr.example-shop.com/produits/catalogue/article-${i}` }
+        { country: fresh("DE"), url: fresh(`https://de.example-shop.com/produkte/katalog/artikel-${i}`) },
+        { country: fresh("FR"), url: fresh(`https://fr.example-shop.com/produits/catalogue/article-${i}`) }
       ]
       : [],
-    deviceRules: i % 20 === 0 ? [{ device: "ios", url: `https://apps.apple.com/app/example-shop/id${100000 + i}` }] : [],
+    deviceRules: i % 20 === 0 ? [{ device: "ios", url: fresh(`https://apps.apple.com/app/example-shop/id${100000 + i}`) }] : [],
     updatedAt: new Date(1_750_000_000_000 + i * 1000).toISOString()
   })
 
