@@ -144,10 +144,20 @@ const serveOnThisThread = async (options: Omit<EngineServerOptions, "answers" | 
   cache.setBusState(busState)
   const answers = new AnswerCounts()
   const stats = () => statsOf(cache, answers)
-  const running = await startEngineServer({ ...options, answers, status: () => statusText(stats(), [stats()]) })
+  const running = await startEngineServer({
+    ...options,
+    answers,
+    status: () => {
+      const now = stats()
+      return statusText(now, [now])
+    }
+  })
   return {
     port: running.port,
-    stats: async () => ({ total: stats(), each: [stats()] }),
+    stats: async () => {
+      const now = stats()
+      return { total: now, each: [now] }
+    },
     apply: (news) => (news.type === "change" ? cache.apply(news.event) : news.type === "reset" ? cache.reset() : cache.setBusState(news.state)),
     stop: running.stop
   }

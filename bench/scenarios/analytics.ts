@@ -147,6 +147,17 @@ const LAYOUT = `${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day 
 /** Earlier layouts that control's compaction brings to LAYOUT by itself (as it does an upgraded install's files). */
 const UPGRADABLE = [`${PARQUET_FORMAT}, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}, day so far merged, hourly rollups`]
 
+/** Control's compaction pass after pass (it bounds some work per pass) until one merges nothing; the days merged. */
+const compactUntilDone = async (clicksDir: string, writer: DuckDBConnection, nowMs: number): Promise<number> => {
+  let days = 0
+  for (let merged = -1; merged !== 0; days += merged) {
+    merged = (await compactClicks(clicksDir, async (sql) => {
+      await writer.run(sql)
+    }, nowMs)).merged
+  }
+  return days
+}
+
 /** Writes the dataset unless DATA_DIR already holds one of this size and layout. */
 const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: string) => void): Promise<{ spec: DatasetSpec; generatedS: number | null }> => {
   const marker = path.join(path.dirname(clicksDir), "dataset.json")
@@ -158,16 +169,7 @@ const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: str
       // install's), a bounded number of days a pass; here every pass until none is left.
       const started = performance.now()
       const writer = await openDuckDb(1)
-      let days = 0
-      try {
-        for (let merged = -1; merged !== 0; days += merged) {
-          merged = (await compactClicks(clicksDir, async (sql) => {
-            await writer.run(sql)
-          }, kept.endMs)).merged
-        }
-      } finally {
-        writer.closeSync()
-      }
+      const days = await compactUntilDone(clicksDir, writer, kept.endMs).finally(() => writer.closeSync())
       if (days > 0) log(`brought the dataset in ${clicksDir} up to the current layout: ${days} days merged again in ${((performance.now() - started) / 1000).toFixed(1)} s`)
       log(`reusing the dataset in ${clicksDir} (ends ${new Date(kept.endMs).toISOString()})`)
       await writeFile(marker, JSON.stringify({ ...kept, layout: LAYOUT }))
@@ -188,10 +190,8 @@ const prepareData = async (clicksDir: string, spec: DatasetSpec, log: (line: str
     })
     // Then control's own compaction, as it runs in production: finished days become one file each.
     const compactStart = performance.now()
-    const compacted = await compactClicks(clicksDir, async (sql) => {
-      await writers[0].run(sql)
-    }, spec.endMs)
-    log(`compacted ${compacted.merged} days in ${((performance.now() - compactStart) / 1000).toFixed(1)} s`)
+    const days = await compactUntilDone(clicksDir, writers[0], spec.endMs)
+    log(`compacted ${days} days in ${((performance.now() - compactStart) / 1000).toFixed(1)} s`)
   } finally {
     for (const writer of writers) writer.closeSync()
   }

@@ -1,4 +1,4 @@
-import { access, readdir, rename, rm, stat, writeFile } from "node:fs/promises"
+import { readdir, rename, rm, stat, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import {
   DAY_MANIFEST,
@@ -43,9 +43,6 @@ export interface CompactionResult {
 const isDayFile = (name: string) => name.startsWith("day-") && name.endsWith(".parquet")
 
 const ageOf = async (file: string, nowMs: number) => nowMs - (await stat(file)).mtimeMs
-
-/** The day file has its rollup in the current layout (see rollup.ts). */
-const hasRollup = (dayFile: string) => access(rollupOf(dayFile)!).then(() => true, () => false)
 
 /** One sorted file from `sources`, written under a temporary name and renamed into place. */
 const merge = (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) =>
@@ -130,18 +127,19 @@ export const compactClicks = async (
     const perHour = await Promise.all(dayHours.map((hourName) => hourFiles(path.join(dateDir, hourName), day)))
     const current = await dayFiles(dateDir, day)
     // A day file with no current rollup (written before rollups, or before their daily rows) is
-    // merged again for one, within the pass's budget, even when nothing else would merge it.
-    const catchUp = async () => {
-      if (current.length !== 1 || catchUps <= 0 || (await hasRollup(path.join(dateDir, current[0])))) return false
+    // merged again for one, within the pass's budget, even when nothing else would merge it. (The
+    // listing read above holds it: only rollups of replaced day files were removed since.)
+    const catchUp = () => {
+      if (current.length !== 1 || catchUps <= 0 || dateEntries.includes(path.basename(rollupOf(current[0])!))) return false
       catchUps--
       return true
     }
     if (daySettled) {
       const pending = perHour.reduce((n, files) => n + files.length, 0)
-      if (pending === 0 && current.length <= 1 && !(await catchUp())) continue
+      if (pending === 0 && current.length <= 1 && !catchUp()) continue
     } else {
       const waiting = dayHours.filter((hourName, i) => perHour[i].length > 0 && !(day !== null && hourName in day.replaced)).length
-      if (waiting < PARTIAL_DAY_HOURS && !(await catchUp())) continue
+      if (waiting < PARTIAL_DAY_HOURS && !catchUp()) continue
     }
     const sources = [
       ...current.map((f) => path.join(dateDir, f)),

@@ -189,7 +189,7 @@ const matchingClicks = (
 
 /** Every bucket start from the one holding `fromMs` to the one holding `toMs`. */
 export const bucketStarts = (fromMs: number, toMs: number, bucket: "hour" | "day"): Array<string> => {
-  const step = bucket === "hour" ? 3_600_000 : 86_400_000
+  const step = bucket === "hour" ? HOUR_MS : 24 * HOUR_MS
   const first = Math.floor(fromMs / step) * step
   const starts: Array<string> = []
   for (let t = first; t <= toMs; t += step) starts.push(new Date(t).toISOString())

@@ -33,28 +33,19 @@ const geo = makeGeoLookup(options.geo)
 
 // Answers the main thread owes this worker, by id: the status page and password guess counts.
 let nextId = 0
-const statusWaiters = new Map<number, (json: string) => void>()
-const attemptWaiters = new Map<number, (blocked: boolean) => void>()
-const countedWaiters = new Map<number, () => void>()
-const status = () =>
-  new Promise<string>((resolve) => {
+type Answer = Extract<ToHttpWorker, { type: "status" | "attemptBlocked" | "attemptCounted" }>
+const waiters = new Map<number, (answer: Answer) => void>()
+/** Sends a question carrying a fresh id; resolves with what `read` takes from its answer. */
+const ask = <T>(question: (id: number) => FromHttpWorker, read: (answer: Answer) => T) =>
+  new Promise<T>((resolve) => {
     const id = nextId++
-    statusWaiters.set(id, resolve)
-    send({ type: "status", id })
+    waiters.set(id, (answer) => resolve(read(answer)))
+    send(question(id))
   })
+const status = () => ask((id) => ({ type: "status", id }), (answer) => (answer.type === "status" ? answer.json : "{}"))
 const attempts: PasswordAttempts = {
-  blocked: (key) =>
-    new Promise<boolean>((resolve) => {
-      const id = nextId++
-      attemptWaiters.set(id, resolve)
-      send({ type: "attemptBlocked", id, key })
-    }),
-  failed: (key) =>
-    new Promise<void>((resolve) => {
-      const id = nextId++
-      countedWaiters.set(id, resolve)
-      send({ type: "attemptFailed", id, key })
-    })
+  blocked: (key) => ask((id) => ({ type: "attemptBlocked", id, key }), (answer) => answer.type === "attemptBlocked" && answer.blocked),
+  failed: (key) => ask((id) => ({ type: "attemptFailed", id, key }), () => undefined)
 }
 
 let server: Awaited<ReturnType<typeof startEngineServer>>
@@ -100,20 +91,12 @@ port.on("message", (received: unknown) => {
       return source.answer(message)
     case "stats":
       return send({ type: "stats", id: message.id, stats: statsOf(cache, answers) })
-    case "attemptCounted": {
-      const waiter = countedWaiters.get(message.id)
-      countedWaiters.delete(message.id)
-      return waiter?.()
-    }
-    case "attemptBlocked": {
-      const waiter = attemptWaiters.get(message.id)
-      attemptWaiters.delete(message.id)
-      return waiter?.(message.blocked)
-    }
+    case "attemptCounted":
+    case "attemptBlocked":
     case "status": {
-      const waiter = statusWaiters.get(message.id)
-      statusWaiters.delete(message.id)
-      return waiter?.(message.json)
+      const waiter = waiters.get(message.id)
+      waiters.delete(message.id)
+      return waiter?.(message)
     }
     case "stop":
       void server.stop().then(() => {

@@ -26,6 +26,12 @@ export interface HttpWorkersOptions {
   readonly status: () => Promise<string>
 }
 
+/** A database load under way, with the change count it started at. */
+interface Loading<T> {
+  readonly since: number
+  readonly record: Promise<T>
+}
+
 /** What the workers send, decoded before it is trusted. */
 const receiveFromWorker = receiver("engine HTTP worker (to the main thread)", FromHttpWorker)
 
@@ -52,8 +58,8 @@ export class HttpWorkers {
   /** Database calls made for the workers' caches, identical ones joined: the engine's `queries`. */
   queries = 0
   /** Loads under way by key, with the change count they started at: a worker may join one only if no change came since. */
-  private readonly loadingLinks = new Map<string, { readonly since: number; readonly record: Promise<LinkRecord | null> }>()
-  private readonly loadingDomains = new Map<string, { readonly since: number; readonly record: Promise<DomainRecord | null> }>()
+  private readonly loadingLinks = new Map<string, Loading<LinkRecord | null>>()
+  private readonly loadingDomains = new Map<string, Loading<DomainRecord | null>>()
   /** Counts the change events and resets sent: a load that spans one may predate it, so it is not shared. */
   private changes = 0
 
@@ -210,8 +216,8 @@ export class HttpWorkers {
     const fresh: Array<{ readonly host: string; readonly slug: string }> = []
     for (const key of keys) {
       const id = `${key.host}\n${key.slug}`
-      const loading = this.loadingLinks.get(id)
-      if (loading !== undefined && loading.since === this.changes) answers.push(loading.record.then((record) => [id, record] as const))
+      const loading = this.joinable(this.loadingLinks, id)
+      if (loading !== undefined) answers.push(loading.then((record) => [id, record] as const))
       else fresh.push(key)
     }
     if (fresh.length > 0) {
@@ -219,13 +225,7 @@ export class HttpWorkers {
       const query = this.options.source.links(fresh)
       for (const key of fresh) {
         const id = `${key.host}\n${key.slug}`
-        const record = query.then((found) => found.get(id) ?? null)
-        const entry = { since: this.changes, record }
-        this.loadingLinks.set(id, entry)
-        const done = () => {
-          if (this.loadingLinks.get(id) === entry) this.loadingLinks.delete(id)
-        }
-        record.then(done, done)
+        const record = this.track(this.loadingLinks, id, query.then((found) => found.get(id) ?? null))
         answers.push(record.then((found) => [id, found] as const))
       }
     }
@@ -237,16 +237,27 @@ export class HttpWorkers {
   }
 
   private loadDomain(host: string): Promise<DomainRecord | null> {
-    const loading = this.loadingDomains.get(host)
-    if (loading !== undefined && loading.since === this.changes) return loading.record
+    const loading = this.joinable(this.loadingDomains, host)
+    if (loading !== undefined) return loading
     this.queries++
-    const entry = { since: this.changes, record: this.options.source.domain(host) }
-    this.loadingDomains.set(host, entry)
+    return this.track(this.loadingDomains, host, this.options.source.domain(host))
+  }
+
+  /** The load of `key` under way, if it started after the latest change event (else its answer may predate it). */
+  private joinable<T>(loading: Map<string, Loading<T>>, key: string): Promise<T> | undefined {
+    const entry = loading.get(key)
+    return entry !== undefined && entry.since === this.changes ? entry.record : undefined
+  }
+
+  /** Registers a load for others to join until it settles. */
+  private track<T>(loading: Map<string, Loading<T>>, key: string, record: Promise<T>): Promise<T> {
+    const entry = { since: this.changes, record }
+    loading.set(key, entry)
     const done = () => {
-      if (this.loadingDomains.get(host) === entry) this.loadingDomains.delete(host)
+      if (loading.get(key) === entry) loading.delete(key)
     }
-    entry.record.then(done, done)
-    return entry.record
+    record.then(done, done)
+    return record
   }
 
   private answerSource(worker: Worker, call: SourceCall): void {
