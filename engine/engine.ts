@@ -52,9 +52,10 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   }
   const workers = config.engineWorkers
   // The configured bounds are the engine's: each worker's cache gets its share.
+  const caches = Math.max(1, workers)
   const cacheOptions: CacheOptions = {
-    maxLinks: Math.max(1, Math.floor(config.cacheMaxLinks / workers)),
-    maxBytes: Math.max(1, Math.floor((config.cacheMaxMegabytes * 1024 * 1024) / workers)),
+    maxLinks: Math.max(1, Math.floor(config.cacheMaxLinks / caches)),
+    maxBytes: Math.max(1, Math.floor((config.cacheMaxMegabytes * 1024 * 1024) / caches)),
     ttlMs: config.cacheTtlSeconds * 1000
   }
   const countryDb = config.geoipCountryDb ?? bundledCountryDatabase()
@@ -87,7 +88,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   let admin: Awaited<ReturnType<typeof startAdminServer>>
   try {
     const server = { host: config.listenHost, port: config.enginePort, secret, trustProxy: config.trustProxy, linkScheme: config.linkScheme }
-    serving = workers === 1
+    serving = workers === 0
       ? await serveOnThisThread({ ...server, cache: new LinkCache(source, cacheOptions), clicks, geo: makeGeoLookup(geoOptions), busState, statusText })
       : await serveOnWorkers({
         count: workers,
@@ -135,7 +136,12 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
 /** The bus state as the workers' messages carry it (`since` is meaningless while connected). */
 const wireBusState = (state: BusState) => ({ connected: state.connected, since: state.connected ? 0 : state.since })
 
-/** One uWebSockets.js app on this thread (RICOCHET_ENGINE_WORKERS=1). */
+/**
+ * One uWebSockets.js app on this thread (RICOCHET_ENGINE_WORKERS=0): no relay of clicks and misses
+ * between threads, but a miss cannot block for its query here (the database's client, and the
+ * embedded database itself, run on this thread), so a request pipelined behind a miss in the
+ * same read loses its connection (engine/http/pendingAnswers.ts).
+ */
 const serveOnThisThread = async (options: Omit<EngineServerOptions, "answers" | "status"> & {
   readonly busState: BusState
   readonly statusText: (total: WorkerStats, each: ReadonlyArray<WorkerStats>) => string

@@ -57,7 +57,7 @@ export interface RicochetConfig {
   /** Engine: MMDB country database (default: the bundled CC0 one); city database if any. */
   readonly geoipCountryDb: string | undefined
   readonly geoipCityDb: string | undefined
-  /** Engine: uWebSockets.js apps in worker threads on the one port (1: served on the main thread). */
+  /** Engine: uWebSockets.js apps in worker threads on the one port (0: served on the main thread). */
   readonly engineWorkers: number
   /** Engine cache bounds (shared out among the workers) and the TTL that bounds staleness when the bus is down. */
   readonly cacheMaxLinks: number
@@ -147,9 +147,13 @@ const positiveInteger = (env: Env, name: string, fallback: number): number => {
   return Number(raw)
 }
 
-/** A whole number of HTTP workers, or `auto` (the default): one per core. */
-const engineWorkers = (env: Env, name: string): number =>
-  nonEmpty(env, name) === "auto" ? availableParallelism() : positiveInteger(env, name, availableParallelism())
+/** A whole number of HTTP worker threads, `0` to serve on the main thread, or `auto` (the default): one per core. */
+const engineWorkers = (env: Env, name: string): number => {
+  const raw = nonEmpty(env, name)
+  if (raw === "auto") return availableParallelism()
+  if (raw === "0") return 0
+  return positiveInteger(env, name, availableParallelism())
+}
 
 const nonNegativeNumber = (env: Env, name: string, fallback: number): number => {
   const raw = nonEmpty(env, name)

@@ -60,9 +60,9 @@ export default async function run(): Promise<ScenarioResult> {
     const bare = await startBareUws(scope)
     const dir = await tempDir("ricochet-bench-hit-")
     scope.defer("remove data dir", () => removeDir(dir))
-    // The hot path on one thread, so the server thread's CPU per request compares with bare
-    // uWS.js's; what more workers do is the engine-workers scenario.
-    const control = await startControl(embeddedRedirectEnv(dir, 1))
+    // The hot path on the main thread (RICOCHET_ENGINE_WORKERS=0), so the server thread's CPU per
+    // request compares with bare uWS.js's; what worker threads do is the engine-workers scenario.
+    const control = await startControl(embeddedRedirectEnv(dir, 0))
     scope.defer("stop npm start", () => control.stop())
     const engineUrl = `http://127.0.0.1:${control.env.RICOCHET_ENGINE_PORT}`
     await eventually(async () => (await fetch(`${engineUrl}/.well-known/ricochet/status`)).ok, 30_000, 100)

@@ -19,6 +19,13 @@ export interface LinkSource {
   readonly domain: (host: string) => Promise<DomainRecord | null>
   /** Every slug on the domain, in chunks; absent when the source cannot list them. */
   readonly slugs?: (host: string) => AsyncIterable<ReadonlyArray<string>>
+  /**
+   * `link` and `domain` answered before they return, blocking this thread for at most
+   * `budgetMs` (undefined: no answer in time; throws when the query failed). Only a source whose
+   * queries run on another thread can offer them: an HTTP worker's, the main thread querying.
+   */
+  readonly linkNow?: (host: string, slug: string, budgetMs: number) => LinkRecord | null | undefined
+  readonly domainNow?: (host: string, budgetMs: number) => DomainRecord | null | undefined
 }
 
 /** A domain's slug filter: building (events buffered) or ready, possibly with a rebuild under way. */
@@ -56,6 +63,18 @@ interface Inflight<T> {
 const linkKey = (host: string, slug: string) => `${host}\n${slug}`
 const MAX_BATCH = 500
 const MISSING_BYTES = 64
+/**
+ * The longest a miss blocks its HTTP worker (loadLinkNow): a query takes a millisecond or so; a
+ * database slower than this is struggling, and the worker's other visitors must not wait on it.
+ */
+const BLOCKING_BUDGET_MS = 50
+/**
+ * How long a worker may spend blocked on misses in a second. A blocked worker answers one miss at
+ * a time (about 1,700 a second with two workers on the bench machine) where asynchronous misses
+ * share queries (over 10,000): in a storm of misses (a cold start, a crawl) the rest of the
+ * second's misses load asynchronously, batched.
+ */
+const BLOCKING_MS_PER_SECOND = 100
 
 /**
  * The engine's view of links and domains: an LRU bounded by entries and bytes, with a TTL as the
@@ -83,6 +102,8 @@ export class LinkCache {
   filtered = 0
   /** Lookups the database failed (or was failing) for, answered with the last known entry instead. */
   staleAnswers = 0
+  /** Misses answered by blocking for the query (loadLinkNow, loadDomainNow), included in `queries`. */
+  blockingLoads = 0
 
   private readonly ttlMs: number
   private readonly filterMaxAgeMs: number
@@ -91,6 +112,11 @@ export class LinkCache {
   private readonly retryMs: number
   /** Null while bus events arrive; else since when they may have been missed. */
   private busLostAt: number | null = null
+  /** Counts the change events and resets applied: a blocking load that spans one is not cached. */
+  private changes = 0
+  /** Time spent in blocking loads in the current second (BLOCKING_MS_PER_SECOND). */
+  private blockingSecond = 0
+  private blockedMs = 0
   /**
    * The LRUs' clock. reset() moves it on by a TTL, which expires every entry at once while
    * keeping it as a last known answer (clear() would drop those too).
@@ -252,6 +278,60 @@ export class LinkCache {
     })
   }
 
+  /**
+   * A domain miss answered before the request handler returns, so that a request pipelined behind
+   * it in the same read is answered too (uWS.js closes such a connection while an answer is
+   * pending: engine/http/pendingAnswers.ts). Undefined when this cache cannot block (not an HTTP
+   * worker), while the database is failing (a visitor then gets the last known answer from
+   * loadDomain without waiting), when a load of the key is under way, or when no answer came in
+   * time: then load asynchronously.
+   */
+  loadDomainNow(host: string): DomainEntry | undefined {
+    const domainNow = this.source.domainNow
+    if (domainNow === undefined) return undefined
+    return this.loadNow(this.inflightDomains, this.domains, host, () => {
+      const record = domainNow(host, BLOCKING_BUDGET_MS)
+      return record === undefined ? undefined : record === null ? MISSING : compileDomain(record)
+    })
+  }
+
+  /** As loadDomainNow, for a link. */
+  loadLinkNow(host: string, slug: string): LinkEntry | undefined {
+    const linkNow = this.source.linkNow
+    if (linkNow === undefined) return undefined
+    return this.loadNow(this.inflightLinks, this.links, linkKey(host, slug), () => {
+      const record = linkNow(host, slug, BLOCKING_BUDGET_MS)
+      return record === undefined ? undefined : record === null ? MISSING : compileLink(record, this.intern)
+    })
+  }
+
+  private loadNow<T>(inflight: Map<string, Inflight<T>>, cache: LRUCache<string, T & {}>, key: string, query: () => T | undefined): T | undefined {
+    if (this.guard.down || inflight.has(key)) return undefined
+    const started = performance.now()
+    const second = Math.floor(started / 1000)
+    if (second !== this.blockingSecond) {
+      this.blockingSecond = second
+      this.blockedMs = 0
+    }
+    if (this.blockedMs >= BLOCKING_MS_PER_SECOND) return undefined
+    const changes = this.changes
+    this.queries++
+    this.blockingLoads++
+    let value: T | undefined
+    try {
+      value = query()
+    } catch {
+      // The asynchronous load that follows asks again, through the guard that counts, logs and
+      // falls back to the last known answer.
+      return undefined
+    } finally {
+      this.blockedMs += performance.now() - started
+    }
+    // Change events handled while it waited may be newer than its answer: served once, not kept.
+    if (value !== undefined && this.changes === changes) cache.set(key, value as T & {})
+    return value
+  }
+
   private batch: Array<{ host: string; slug: string; resolve: (r: LinkRecord | null) => void; reject: (e: unknown) => void }> = []
 
   /** Misses of one event-loop turn share a query (up to MAX_BATCH keys each). */
@@ -320,6 +400,7 @@ export class LinkCache {
 
   /** Applies one change event from the bus. */
   apply(event: ChangeEvent): void {
+    this.changes++
     switch (event.type) {
       case "link.upserted": {
         const key = linkKey(event.link.host, event.link.slug)
@@ -416,6 +497,7 @@ export class LinkCache {
    * filters are dropped and rebuilt.
    */
   reset(): void {
+    this.changes++
     for (const pending of this.inflightLinks.values()) pending.stale = true
     for (const pending of this.inflightDomains.values()) pending.stale = true
     this.inflightLinks.clear()

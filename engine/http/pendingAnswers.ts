@@ -21,11 +21,13 @@ export class PendingAnswers {
    * runs, when it parses a request while an earlier response on it is still pending. So reading
    * the connection is paused until the answer is written: a pipelined request that arrives
    * meanwhile waits in the socket's buffer and is answered after this one, in order. Requests
-   * that came in the same read as this one are beyond reach (uWS parses a whole read in one go,
-   * before the answer can exist); whatever this request loaded stays in the cache, so a client
-   * that sends them again, as RFC 9112 9.3.2 asks of pipelining clients when a connection closes,
-   * gets them answered synchronously. (An answer that needs no I/O, such as a cached domain's
-   * 404, settles in the microtasks uWS.js runs after each handler, before it parses on.)
+   * that came in the same read as this one are beyond reach (uWS parses a whole read in one go);
+   * that is why an HTTP worker answers a cache miss before its handler returns where it can
+   * (LinkCache.loadLinkNow), and only what it cannot comes here. Whatever this request loaded
+   * stays in the cache, so a client that sends them again, as RFC 9112 9.3.2 asks of pipelining
+   * clients when a connection closes, gets them answered synchronously. (An answer that needs no
+   * I/O, such as a last known answer while the database fails, settles in the microtasks uWS.js
+   * runs after each handler, before it parses on.)
    * `paused`: a POST pauses only once its body is in.
    */
   later(res: uWS.HttpResponse, head: boolean, work: () => Promise<void | Respond>, paused = true) {

@@ -91,6 +91,25 @@ export const makeVisitHandler = (deps: VisitDeps) => {
     }
   }
 
+  /**
+   * A miss answered before the handler returns (an HTTP worker blocks for the main thread's
+   * query), so that requests pipelined behind it in the same read are answered too: uWS.js closes
+   * a connection that has more to parse while an answer is pending (engine/http/pendingAnswers.ts).
+   * False when the cache cannot answer now: then it is answered later.
+   */
+  const answerNow = (res: uWS.HttpResponse, incoming: Incoming, cached: CompiledDomain | typeof MISSING | undefined, cachedLink: CompiledLink | typeof MISSING | null | undefined): boolean => {
+    const domain = cached ?? cache.loadDomainNow(incoming.host)
+    if (domain === undefined) return false
+    let link = cachedLink
+    if (link === undefined && domain !== MISSING && domain.serving) {
+      link = cache.mayExist(incoming.host, incoming.slug) === false ? MISSING : cache.loadLinkNow(incoming.host, incoming.slug)
+      if (link === undefined) return false
+    }
+    // Undefined only for a domain that serves nothing, which answers 404 whatever the link.
+    serve(res, incoming, domain, link === undefined ? MISSING : link)
+    return true
+  }
+
   return (res: uWS.HttpResponse, incoming: Incoming) => {
     const isRoot = incoming.path === "/"
     const head = incoming.method === "head"
@@ -99,6 +118,8 @@ export const makeVisitHandler = (deps: VisitDeps) => {
       const domain = cache.peekDomain(incoming.host)
       if (domain !== undefined) return serve(res, incoming, domain, MISSING)
       if (refusedHost(res, head, incoming.host)) return
+      const loaded = cache.loadDomainNow(incoming.host)
+      if (loaded !== undefined) return serve(res, incoming, loaded, MISSING)
       return pending.later(res, head, async () => {
         const loaded = await cache.loadDomain(incoming.host)
         return (r) => serve(r, incoming, loaded, MISSING)
@@ -112,6 +133,7 @@ export const makeVisitHandler = (deps: VisitDeps) => {
     // The hot path: both cached, answered synchronously with no await.
     if (domain !== undefined && link !== undefined) return serve(res, incoming, domain, link)
     if (domain === undefined && refusedHost(res, head, incoming.host)) return
+    if (answerNow(res, incoming, domain, link)) return
     pending.later(res, head, async () => {
       const loadedDomain = domain ?? (await cache.loadDomain(incoming.host))
       if (loadedDomain === MISSING || !loadedDomain.serving) return (r) => serve(r, incoming, loadedDomain, MISSING)

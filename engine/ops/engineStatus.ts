@@ -17,6 +17,7 @@ export const statsOf = (cache: LinkCache, answers: AnswerCounts): WorkerStats =>
     filtered: cache.filtered,
     databaseFailures: cache.sourceFailures,
     staleAnswers: cache.staleAnswers,
+    blockingLoads: cache.blockingLoads,
     answers: answers.snapshot()
   }
 }
@@ -36,6 +37,7 @@ export const sumStats = (all: ReadonlyArray<WorkerStats>): WorkerStats => {
     filtered: total("filtered"),
     databaseFailures: total("databaseFailures"),
     staleAnswers: total("staleAnswers"),
+    blockingLoads: total("blockingLoads"),
     answers: [...answers].sort(([a], [b]) => a - b)
   }
 }
@@ -56,6 +58,7 @@ export const statusOf = (stats: WorkerStats, busConnected: boolean, clicks: Clic
   filtered: stats.filtered,
   databaseFailures: stats.databaseFailures,
   staleAnswers: stats.staleAnswers,
+  blockingLoads: stats.blockingLoads,
   clicks: clicks.counts.clicks,
   sink: clicks.counts.sink,
   clicksDropped: clicks.dropped,

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from "node:worker_threads"
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads"
 import { type FromHttpWorker, ToHttpWorker } from "../../shared/engine/httpWorkerMessages.ts"
 import { installConsoleLogging } from "../../shared/logging/installLogging.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
@@ -24,7 +24,25 @@ const port = parentPort!
 const send = (message: FromHttpWorker) => port.postMessage(message)
 const receive = receiver("engine HTTP worker", ToHttpWorker)
 
-const source = new RemoteSource((call) => send({ type: "source", call }))
+const answered = new Int32Array(options.answered)
+/**
+ * Blocks this thread until `done()` or `budgetMs` passed. What the main thread sends meanwhile is
+ * taken from the port and handled here, in order (change events included), instead of by the
+ * event loop, which does not run while this waits.
+ */
+const block = (done: () => boolean, budgetMs: number): boolean => {
+  const deadline = performance.now() + budgetMs
+  while (true) {
+    // Read before draining: an answer posted after the drain moves it on, so the wait returns at once.
+    const seen = Atomics.load(answered, 0)
+    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) handle(next.message)
+    if (done()) return true
+    const left = deadline - performance.now()
+    if (left <= 0) return false
+    Atomics.wait(answered, 0, seen, left)
+  }
+}
+const source = new RemoteSource((call) => send({ type: "source", call }), block)
 const cache = new LinkCache(source, options.cache)
 cache.setBusState(options.busState)
 const answers = new AnswerCounts()
@@ -69,7 +87,8 @@ try {
   throw error
 }
 
-port.on("message", (received: unknown) => {
+/** One message from the main thread. */
+function handle(received: unknown): void {
   const message = receive(received)
   if (message === undefined) return
   switch (message.type) {
@@ -105,6 +124,7 @@ port.on("message", (received: unknown) => {
       })
       return
   }
-})
+}
 
+port.on("message", handle)
 send({ type: "listening", port: server.port })

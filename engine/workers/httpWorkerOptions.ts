@@ -10,6 +10,11 @@ export interface HttpWorkerOptions {
   readonly geo: { readonly header: string | undefined; readonly countryDatabase: string; readonly cityDatabase: string | undefined }
   /** This worker's share of the engine's cache bounds. */
   readonly cache: CacheOptions
+  /**
+   * One Int32 the main thread adds to, and notifies, after each answer to this worker's cache:
+   * what a worker blocking for an answer (RemoteSource.linkNow) waits on.
+   */
+  readonly answered: SharedArrayBuffer
   /** The bus's state when the worker starts; changes follow as messages. */
   readonly busState: { readonly connected: boolean; readonly since: number }
 }

@@ -17,7 +17,7 @@ const MAX_WARMED = 10_000
 export interface HttpWorkersOptions {
   readonly count: number
   /** What every worker starts with; `port` 0 lets the first pick one and the others share it. */
-  readonly worker: Omit<HttpWorkerOptions, "busState">
+  readonly worker: Omit<HttpWorkerOptions, "busState" | "answered">
   readonly busState: () => HttpWorkerOptions["busState"]
   /** The main thread's database, answering the workers' caches. */
   readonly source: LinkSource & Required<Pick<LinkSource, "links" | "slugs">>
@@ -50,6 +50,8 @@ export class HttpWorkers {
   private nextStatsId = 0
   private readonly statsWaiters = new Map<number, (stats: WorkerStats) => void>()
   private readonly stoppedWaiters = new Map<Worker, () => void>()
+  /** Each worker's "answered" counter (HttpWorkerOptions.answered), for the worker that blocks on its miss. */
+  private readonly answeredSignals = new Map<Worker, Int32Array>()
   private port = 0
   /** The password form's guess count, one for every worker. */
   private readonly attempts = new AttemptLimiter()
@@ -138,9 +140,11 @@ export class HttpWorkers {
   }
 
   private spawn(index: number, port: number): Promise<number> {
-    const workerData: HttpWorkerOptions = { ...this.options.worker, port, busState: this.options.busState() }
+    const answered = new SharedArrayBuffer(4)
+    const workerData: HttpWorkerOptions = { ...this.options.worker, port, answered, busState: this.options.busState() }
     const worker = new Worker(new URL("./httpWorkerEntry.mjs", import.meta.url), { workerData })
     this.workers[index] = worker
+    this.answeredSignals.set(worker, new Int32Array(answered))
     let listened = false
     return new Promise<number>((resolve, reject) => {
       worker.on("message", (raw: unknown) => {
@@ -156,6 +160,7 @@ export class HttpWorkers {
       worker.on("error", (error) => console.error(`engine HTTP worker ${index} failed`, error))
       worker.on("exit", (code) => {
         reject(new Error(`engine HTTP worker ${index} exited (${code}) before it listened`))
+        this.answeredSignals.delete(worker)
         if (this.workers[index] !== worker) return
         this.workers[index] = undefined
         // One that never listened would fail the same way again: the start reports it instead.
@@ -262,7 +267,15 @@ export class HttpWorkers {
 
   private answerSource(worker: Worker, call: SourceCall): void {
     const { source } = this.options
-    const reply = (message: ToHttpWorker) => worker.postMessage(message)
+    const signal = this.answeredSignals.get(worker)
+    const reply = (message: ToHttpWorker) => {
+      worker.postMessage(message)
+      // The worker may be blocked waiting for this answer (RemoteSource.linkNow): wake it.
+      if (signal !== undefined) {
+        Atomics.add(signal, 0, 1)
+        Atomics.notify(signal, 0)
+      }
+    }
     const fail = (error: unknown) => reply({ type: "sourceFailed", id: call.id, error: messageOf(error) })
     const since = this.changes
     switch (call.type) {

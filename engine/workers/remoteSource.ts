@@ -13,12 +13,22 @@ interface Waiting {
  * connections (one pool per engine however many workers, and the embedded database works too),
  * and its answer a message back. Failures come back as errors, which the cache's source guard
  * treats as any failed query (last known answer, or 503). A domain's slugs stream back in chunks.
+ *
+ * `linkNow` and `domainNow` wait for the answer by blocking the worker (`block`: the main thread
+ * wakes it after each answer), so a miss can be answered before its request handler returns.
  */
 export class RemoteSource implements LinkSource {
   private nextId = 0
   private readonly waiting = new Map<number, Waiting>()
 
-  constructor(private readonly send: (call: SourceCall) => void) {}
+  /**
+   * `block(answered, budgetMs)` blocks this thread, handling what the main thread sends meanwhile,
+   * until `answered()` or the budget is spent; true when answered.
+   */
+  constructor(
+    private readonly send: (call: SourceCall) => void,
+    private readonly block: (answered: () => boolean, budgetMs: number) => boolean
+  ) {}
 
   /** An answer from the main thread; one for a call that was given up on is ignored. */
   answer(message: SourceAnswer): void {
@@ -38,6 +48,29 @@ export class RemoteSource implements LinkSource {
       this.send(call(id))
     })
   }
+
+  /** One call answered before returning; undefined when no answer came within the budget (a later one is dropped). */
+  private askNow<T>(call: (id: number) => SourceCall, read: (message: SourceAnswer) => T, budgetMs: number): T | undefined {
+    const id = this.nextId++
+    let answer: SourceAnswer | undefined
+    this.waiting.set(id, {
+      answer: (message) => {
+        this.waiting.delete(id)
+        answer = message
+      }
+    })
+    this.send(call(id))
+    if (!this.block(() => answer !== undefined, budgetMs)) return undefined
+    const received = answer!
+    if (received.type === "sourceFailed") throw new Error(received.error)
+    return read(received)
+  }
+
+  readonly linkNow = (host: string, slug: string, budgetMs: number): LinkRecord | null | undefined =>
+    this.askNow((id) => ({ type: "link", id, host, slug }), (m) => (m.type === "link" ? m.record : null), budgetMs)
+
+  readonly domainNow = (host: string, budgetMs: number): DomainRecord | null | undefined =>
+    this.askNow((id) => ({ type: "domain", id, host }), (m) => (m.type === "domain" ? m.record : null), budgetMs)
 
   readonly link = (host: string, slug: string): Promise<LinkRecord | null> =>
     this.ask((id) => ({ type: "link", id, host, slug }), (m) => (m.type === "link" ? m.record : null))

@@ -21,6 +21,8 @@ export const WorkerStats = Schema.Struct({
   filtered: Schema.Number,
   databaseFailures: Schema.Number,
   staleAnswers: Schema.Number,
+  /** Misses answered by blocking the worker for the query (engine/cache/linkCache.ts, loadLinkNow). */
+  blockingLoads: Schema.Number,
   /** Answers by HTTP status: [status, count] for each status answered at least once. */
   answers: Schema.Array(Schema.Tuple([Schema.Int, Schema.Number]))
 })

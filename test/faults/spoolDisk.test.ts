@@ -154,10 +154,10 @@ describe.skipIf(!canChattr)("click recording through disk faults", () => {
   beforeAll(async () => {
     ;[defaultBuffer, smallBuffer] = await Promise.all([startEngine("default-buffer"), startEngine("small-buffer", {
       RICOCHET_SPOOL_BUFFER_CLICKS: "300",
-      // One HTTP thread: its clicks reach the writer at the pace of the requests. Several workers'
-      // batches can arrive together and fill a 300-click buffer before the disk fault starts,
-      // which would add an episode to the log lines this test counts.
-      RICOCHET_ENGINE_WORKERS: "1"
+      // Served on the main thread: its clicks reach the writer at the pace of the requests.
+      // Workers' batches can arrive together and fill a 300-click buffer before the disk fault
+      // starts, which would add an episode to the log lines this test counts.
+      RICOCHET_ENGINE_WORKERS: "0"
     })])
   }, 120_000)
 

@@ -223,7 +223,11 @@ const allowedStatuses = (r: FuzzRequest): ReadonlyArray<number> => {
   return (SLUGS as ReadonlyArray<string>).includes(slug) ? [200, 302] : [404]
 }
 
-/** Answered only after an await: a connection may close when more requests came in the same read. */
+/**
+ * May be answered only after an await, and a connection may then close when more requests came in
+ * the same read: a password POST, and a miss (a random host) once its HTTP worker has spent its
+ * second's blocking budget (engine/cache/linkCache.ts; this fuzz misses faster than that allows).
+ */
 const asynchronous = (r: FuzzRequest) => r.refused === null && (r.method === "POST" || r.hostClass === "random")
 
 const HEADERS_WE_WRITE = new Set([

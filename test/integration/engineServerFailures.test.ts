@@ -30,7 +30,10 @@ describe("engine server: failures of ours", () => {
         if (host === "rejects.example") throw new Error("database gone")
         return MISSING
       },
-      loadLink: async () => MISSING
+      loadLink: async () => MISSING,
+      // As on the main thread: no miss is answered by blocking.
+      loadDomainNow: () => undefined,
+      loadLinkNow: () => undefined
     } as unknown as LinkCache
     server = await startEngineServer({
       host: "127.0.0.1",

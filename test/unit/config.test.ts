@@ -47,7 +47,7 @@ describe("loadConfig defaults", () => {
     })
   })
 
-  it.each([["4", 4], ["1", 1], ["auto", availableParallelism()]])("RICOCHET_ENGINE_WORKERS=%s: %i", (value, workers) => {
+  it.each([["4", 4], ["1", 1], ["0", 0], ["auto", availableParallelism()]])("RICOCHET_ENGINE_WORKERS=%s: %i", (value, workers) => {
     expect(loadConfig({ RICOCHET_ENGINE_WORKERS: value }).engineWorkers).toBe(workers)
   })
 
@@ -122,7 +122,8 @@ describe("loadConfig refuses a bad value with one line naming the variable", () 
     ["RICOCHET_DB_TIMEOUT_SECONDS", "0"],
     ["RICOCHET_DB_TIMEOUT_SECONDS", "-3"],
     ["RICOCHET_DB_TIMEOUT_SECONDS", "five"],
-    ["RICOCHET_ENGINE_WORKERS", "0"],
+    ["RICOCHET_ENGINE_WORKERS", "-1"],
+    ["RICOCHET_ENGINE_WORKERS", "00"],
     ["RICOCHET_ENGINE_WORKERS", "1.5"],
     ["RICOCHET_ENGINE_WORKERS", "all"]
   ])("%s=%j", (variable, value) => {
