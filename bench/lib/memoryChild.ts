@@ -46,7 +46,7 @@ const indexOf = (slug: string) => {
   return i
 }
 
-const id = (prefix: string, i: number) => `${prefix}${i.toString(36).padStart(20, "x")}`
+const id = (prefix: string, i: number) => fresh(`${prefix}${i.toString(36).padStart(20, "x")}`)
 
 /**
  * ~60-character url; a third with a utm set, a tenth with two geo rules, a twentieth with device

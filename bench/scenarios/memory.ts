@@ -84,7 +84,7 @@ export default async function run(): Promise<ScenarioResult> {
         `each figure from its own child process (node --expose-gc --import tsx bench/lib/memoryChild.ts), RSS after global.gc() before and after loading ${count.toLocaleString("en-US")} distinct links`,
         "ricochet: engine/cache/linkCache.ts LinkCache with the engine's default bounds, filled through loadLink from a fake LinkSource; records: ~60-character url, " +
           "7-character slug, a third with a utm set, a tenth with two geo rules, a twentieth with a device rule; strings copied as a database driver would return them",
-        "the before figure is taken before the cache is constructed, so the LRU's preallocated index arrays count towards the growth",
+        "the before figure is taken before the cache is constructed, so the LRU's own arrays count towards the growth",
         "baseline: a plain Map from the same keys (host + slug) to the url strings",
         ...(cache.cached !== cache.count ? [`only ${cache.cached} of ${cache.count} links stayed cached (the cache's bounds evicted the rest)`] : [])
       ]

@@ -451,6 +451,22 @@ describe("TTL and bounds", () => {
     expect(urlOf(cache.peekLink(HOST, "c"))).toBe("https://example.com/c")
   })
 
+  it("the entry bound through every way in: prefill from another worker, and a blocking load", async () => {
+    const { cache } = setup({ maxLinks: 3 })
+    cache.prefill({ links: ["a", "b", "c", "d"].map((slug) => linkRecord(slug)), missingLinks: [{ host: HOST, slug: "e" }], domains: [], missingDomains: [] })
+    expect(cache.size.links).toBe(3)
+    // The newest stay: c, d and the negative e.
+    expect(["a", "b", "c", "d", "e"].map((slug) => urlOf(cache.peekLink(HOST, slug)))).toEqual(["uncached", "uncached", "https://example.com/c", "https://example.com/d", "MISSING"])
+  })
+
+  it("an empty cache holds no room for the entries it may hold one day (2,000,000 by default)", () => {
+    const before = process.memoryUsage().heapUsed
+    const caches = Array.from({ length: 4 }, () => setup({ maxLinks: 2_000_000 }).cache)
+    // lru-cache's `max` allocates five arrays of that length each (about 80 MB of heap a cache).
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(40 * 1024 * 1024)
+    expect(caches.every((cache) => cache.size.links === 0)).toBe(true)
+  })
+
   it("keeps the byte bound", async () => {
     const { fake, cache } = setup({ maxBytes: 4_000 })
     for (let i = 0; i < 50; i++) fake.putLink(linkRecord(`s${i}`, `https://example.com/${"x".repeat(200)}/${i}`))
