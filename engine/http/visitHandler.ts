@@ -33,7 +33,8 @@ const refusedHost = (res: uWS.HttpResponse, head: boolean, host: string): boolea
 
 /**
  * GET and HEAD of a short link: synchronous when the domain and link are cached (the hot path,
- * no await), else answered later from the database.
+ * no await); else, in an HTTP worker, usually still before the handler returns (answerNow), or
+ * later from the database.
  */
 export const makeVisitHandler = (deps: VisitDeps) => {
   const { cache, clicks, pending } = deps
