@@ -101,7 +101,9 @@ const knownHost = fc.record({
  * IPv6 literal is an address; anything else is invalid. A name not looked up before is "random".
  */
 const classifyHost = (header: string): HostClass => {
-  let host = header.trim()
+  // uWS.js 20.30 trims a header value's ends of every byte its signed `char` puts at or below a
+  // space, bytes 0x80 and up included: `-a\u00e9` reaches the engine as `-a`, a name.
+  let host = header.replace(/^[\x00-\x20\x80-\xff]+|[\x00-\x20\x80-\xff]+$/g, "")
   const colon = host.lastIndexOf(":")
   if (colon > 0 && !host.endsWith("]")) host = host.slice(0, colon)
   if (host.endsWith(".")) host = host.slice(0, -1)
