@@ -119,8 +119,7 @@ export const makeVisitHandler = (deps: VisitDeps) => {
       const domain = cache.peekDomain(incoming.host)
       if (domain !== undefined) return serve(res, incoming, domain, MISSING)
       if (refusedHost(res, head, incoming.host)) return
-      const loaded = cache.loadDomainNow(incoming.host)
-      if (loaded !== undefined) return serve(res, incoming, loaded, MISSING)
+      if (answerNow(res, incoming, undefined, MISSING)) return
       return pending.later(res, head, async () => {
         const loaded = await cache.loadDomain(incoming.host)
         return (r) => serve(r, incoming, loaded, MISSING)
