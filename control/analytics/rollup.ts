@@ -94,8 +94,9 @@ export const rollupSelect = (dayFile: string): string => {
 }
 
 /** Writes the rollup of `dayFile` (temporary name, then renamed: never seen partial). */
-export const writeRollup = (duck: SqlRunner, dayFile: string): Promise<void> =>
-  copyToParquet(duck, rollupSelect(dayFile), rollupOf(dayFile)!)
+export const writeRollup = async (duck: SqlRunner, dayFile: string): Promise<void> => {
+  await copyToParquet(duck, rollupSelect(dayFile), rollupOf(dayFile)!)
+}
 
 const FILTER_DIMENSIONS: ReadonlyArray<[keyof ClickFilter, string]> = [
   ["countries", "country"], ["devices", "device"], ["browsers", "browser"], ["oses", "os"], ["referers", "referer_host"],

@@ -3,6 +3,7 @@ import { openDuckDb } from "../../shared/clicks/parquet.ts"
 import { makeGeoLookup } from "../geo/geo.ts"
 import { ClickCollector } from "./collector.ts"
 import { SpoolSink } from "./spoolSink.ts"
+import { CLICK_WRITER_NICE, lowerThreadPriority } from "./writerPriority.ts"
 import { type ToMain, ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import { clickAt, type ClickWriterOptions } from "./clickWriterProtocol.ts"
@@ -12,7 +13,8 @@ import { installConsoleLogging } from "../../shared/logging/installLogging.ts"
  * The click writer thread (docs/architecture.md#how-a-click-becomes-a-row). It owns
  * everything a click costs after the redirect has been answered: classification, geo, device,
  * the visitor hash, the spool and its fsyncs, and the roll to Parquet. The thread serving
- * redirects only hands over the raw facts.
+ * redirects only hands over the raw facts, and this thread runs at a lower priority than it
+ * (writerPriority.ts).
  */
 // The thread's own console: its lines in the format the process chose (passed on in the environment).
 installConsoleLogging()
@@ -26,6 +28,8 @@ const send = (message: ToMain) => port.postMessage(message)
  */
 const receive = receiver("click writer", ToWriter)
 
+// Before DuckDB starts any thread of its own, so those inherit it.
+lowerThreadPriority(CLICK_WRITER_NICE)
 const duck = await openDuckDb(1)
 const geo = makeGeoLookup({ header: options.geoHeader, countryDatabase: options.countryDatabase, cityDatabase: options.cityDatabase })
 let sink: SpoolSink

@@ -40,9 +40,18 @@ export interface SegmentJob {
   readonly seq: number
   readonly clicksDir: string
   readonly engineId: string
+  /**
+   * The hour (epoch ms // HOUR_MS) every record of the segment falls in, when the sink that wrote
+   * them knows it (not for a segment left by an earlier run).
+   */
+  readonly hour?: number
 }
 
 const HOUR_MS = 3_600_000
+const hourOf = (timestamp: number) => Math.floor(timestamp / HOUR_MS)
+
+/** The segment's Parquet file for one hour it covers. */
+const hourFile = (job: SegmentJob, hour: number) => path.join(job.clicksDir, partitionOf(hour * HOUR_MS).dir, `${job.engineId}-${job.seq}.parquet`)
 
 /**
  * One sealed segment into Parquet files, one per hour it covers, then the segment is deleted.
@@ -51,6 +60,11 @@ const HOUR_MS = 3_600_000
  */
 export const convertSegment = async (duck: DuckDBConnection, job: SegmentJob): Promise<number> => {
   await dropTornRecord(job.file)
+  const direct = job.hour === undefined ? undefined : await convertWithinHour(duck, job, job.hour)
+  if (direct !== undefined) {
+    await unlink(job.file)
+    return direct
+  }
   const table = `spool_segment_${job.seq}`
   let count = 0
   try {
@@ -58,7 +72,7 @@ export const convertSegment = async (duck: DuckDBConnection, job: SegmentJob): P
     const hours = await duck.runAndReadAll(`SELECT epoch_ms(timestamp) // ${HOUR_MS} AS hour, count(*) AS clicks FROM ${table} GROUP BY hour ORDER BY hour`)
     for (const [hour, clicks] of hours.getRows()) {
       count += Number(clicks)
-      const target = path.join(job.clicksDir, partitionOf(Number(hour) * HOUR_MS).dir, `${job.engineId}-${job.seq}.parquet`)
+      const target = hourFile(job, Number(hour))
       if (existsSync(target)) continue
       await copyToParquet(duck, `SELECT * FROM ${table} WHERE epoch_ms(timestamp) // ${HOUR_MS} = ${hour}`, target)
     }
@@ -67,6 +81,23 @@ export const convertSegment = async (duck: DuckDBConnection, job: SegmentJob): P
   }
   await unlink(job.file)
   return count
+}
+
+/**
+ * A segment whose records all fall in one hour (a segment rolled every few seconds nearly always
+ * does) goes to its Parquet file in one COPY straight from the CSV: no staging table and no scan
+ * per hour, about a third less DuckDB work a click, on cores the redirects share. Undefined when
+ * it cannot: the file is there already, or a record does not parse (the general path then keeps
+ * the ones that do, and says so; a disk that refuses the file refuses that path too, which reports it).
+ */
+const convertWithinHour = async (duck: DuckDBConnection, job: SegmentJob, hour: number): Promise<number | undefined> => {
+  const target = hourFile(job, hour)
+  if (existsSync(target)) return undefined
+  try {
+    return (await copyToParquet(duck, selectClicksCsv(job.file), target)).rowsChanged
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -118,9 +149,29 @@ export class SpoolFullError extends Error {
   }
 }
 
+/** The first and last hour (epoch ms // HOUR_MS) of some clicks. */
+interface Hours {
+  readonly first: number
+  readonly last: number
+}
+
+const hoursOf = (clicks: ReadonlyArray<ClickRecord>): Hours => {
+  let first = Number.POSITIVE_INFINITY
+  let last = Number.NEGATIVE_INFINITY
+  for (const click of clicks) {
+    const hour = hourOf(click.timestamp)
+    if (hour < first) first = hour
+    if (hour > last) last = hour
+  }
+  return { first, last }
+}
+
+const spanning = (a: Hours | undefined, b: Hours): Hours => (a === undefined ? b : { first: Math.min(a.first, b.first), last: Math.max(a.last, b.last) })
+
 interface Batch {
   readonly bytes: Buffer
   readonly clicks: number
+  readonly hours: Hours
   readonly done: Promise<void>
   readonly resolve: () => void
   readonly reject: (error: unknown) => void
@@ -149,6 +200,9 @@ export class SpoolSink implements ClickSink {
   private seq = 0
   /** Bytes of the current segment known to be on disk (fsynced). */
   private goodSize = 0
+  /** The hours of the clicks on disk in the current segment, and in each segment sealed since open (by seq). */
+  private segmentHours: Hours | undefined
+  private readonly sealedHours = new Map<number, Hours>()
   /** A failed attempt may have left bytes past goodSize: cut them before writing again. */
   private damaged = false
   /** Batches not yet acknowledged, in order; the head may be being written. */
@@ -211,7 +265,7 @@ export class SpoolSink implements ClickSink {
       resolve = res
       reject = rej
     })
-    this.queue.push({ bytes, clicks: clicks.length, done, resolve, reject })
+    this.queue.push({ bytes, clicks: clicks.length, hours: hoursOf(clicks), done, resolve, reject })
     this.counts.pending += clicks.length
     this.pendingBytes += bytes.length
     this.commitTimer ??= setTimeout(() => void this.commit(), this.options.fsyncMs)
@@ -249,6 +303,7 @@ export class SpoolSink implements ClickSink {
       for (const batch of batches) {
         clicks += batch.clicks
         bytes += batch.bytes.length
+        this.segmentHours = spanning(this.segmentHours, batch.hours)
       }
       this.goodSize += bytes
       this.pendingBytes -= bytes
@@ -330,9 +385,11 @@ export class SpoolSink implements ClickSink {
     const seq = this.seq + 1
     const next = await this.openFile(path.join(this.options.spoolDir, segmentName(seq)))
     const sealed = this.file
+    if (this.segmentHours !== undefined) this.sealedHours.set(this.seq, this.segmentHours)
     this.file = next
     this.seq = seq
     this.goodSize = 0
+    this.segmentHours = undefined
     // Its bytes were fsynced: a failed close loses nothing.
     await sealed.close().catch((error) => console.error("click spool: closing a sealed segment failed", error))
   }
@@ -350,8 +407,16 @@ export class SpoolSink implements ClickSink {
 
   private async convert(name: string) {
     const seq = Number(SEGMENT.exec(name)![1])
-    const job = { file: path.join(this.options.spoolDir, name), seq, clicksDir: this.options.clicksDir, engineId: this.options.engineId }
+    const hours = this.sealedHours.get(seq)
+    const job = {
+      file: path.join(this.options.spoolDir, name),
+      seq,
+      clicksDir: this.options.clicksDir,
+      engineId: this.options.engineId,
+      hour: hours !== undefined && hours.first === hours.last ? hours.first : undefined
+    }
     this.counts.rolled += await convertSegment(this.options.duck, job)
+    this.sealedHours.delete(seq)
   }
 
   /** Everything written so far is fsynced and rolled into Parquet (waits while the disk refuses). */

@@ -38,20 +38,22 @@ export interface SqlRunner {
  * Writes the rows of a DuckDB SELECT of the click columns to one Parquet file: to a temporary
  * name next to the target, then renamed into place, so a reader never sees a partial file and a
  * crash leaves only a temporary file. `sort` orders by (workspace, link, timestamp) in row
- * groups of SORTED_ROW_GROUP_SIZE, the layout queries skip row groups by.
+ * groups of SORTED_ROW_GROUP_SIZE, the layout queries skip row groups by. Resolves with the COPY's
+ * result (a DuckDB connection's says how many rows it wrote).
  */
-export const copyToParquet = async (
-  duck: SqlRunner,
+export const copyToParquet = async <Result>(
+  duck: { readonly run: (sql: string) => Promise<Result> },
   select: string,
   target: string,
   options: { readonly sort?: boolean } = {}
-): Promise<void> => {
+): Promise<Result> => {
   await mkdir(path.dirname(target), { recursive: true })
   const temporary = `${target}.${randomBytes(6).toString("hex")}.tmp`
   try {
     const [order, rowGroups] = options.sort ? [" ORDER BY workspace_id, link_id, timestamp", `, ROW_GROUP_SIZE ${SORTED_ROW_GROUP_SIZE}`] : ["", ""]
-    await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (${PARQUET_FORMAT}${rowGroups})`)
+    const result = await duck.run(`COPY (${select}${order}) TO ${quote(temporary)} (${PARQUET_FORMAT}${rowGroups})`)
     await rename(temporary, target)
+    return result
   } finally {
     await rm(temporary, { force: true })
   }

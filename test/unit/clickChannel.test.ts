@@ -4,6 +4,8 @@ import * as path from "node:path"
 import type { Worker } from "node:worker_threads"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import { ClickChannel } from "../../engine/clicks/clickChannel.ts"
+import { CLICK_WRITER_NICE } from "../../engine/clicks/writerPriority.ts"
+import { threadNiceValues } from "../support/threadNice.ts"
 import type { ClickWriterOptions } from "../../engine/clicks/clickWriterProtocol.ts"
 import { bundledCountryDatabase } from "../../engine/geo/geo.ts"
 import type { RawClick } from "../../shared/clicks/click.ts"
@@ -87,6 +89,18 @@ describe("ClickChannel and the click writer thread", () => {
     expect(written[0]).toMatchObject({ country: "DE", referer_host: "news.example.org" })
     expect(written.every((r) => typeof r.visitor_hash === "string" && (r.visitor_hash as string).length > 0)).toBe(true)
     expect(channel.dropped).toBe(0)
+  })
+
+  it.runIf(process.platform === "linux")("runs the writer thread at a lower priority than the thread that hands clicks over", async () => {
+    const before = threadNiceValues()
+    const main = before.get(process.pid)!
+    const lowered = Math.max(main, CLICK_WRITER_NICE)
+    channel = await ClickChannel.start(options())
+    const after = threadNiceValues()
+    expect(after.get(process.pid)).toBe(main)
+    // The writer and the DuckDB threads it starts are new threads at the lowered value.
+    const newLowered = [...after].filter(([tid, nice]) => !before.has(tid) && nice === lowered)
+    expect(newLowered.length).toBeGreaterThanOrEqual(1)
   })
 
   it("drops (and counts) clicks beyond the backlog the writer has not yet seen, instead of queueing without bound", async () => {

@@ -209,6 +209,58 @@ describe("SpoolSink", () => {
     expect(await parquetFiles(clicksDir)).toHaveLength(4)
   })
 
+  /** The SQL the sink sends DuckDB while `during` runs. */
+  const statements = async (during: () => Promise<void>): Promise<Array<string>> => {
+    const sent: Array<string> = []
+    const run = duck.run.bind(duck)
+    const runAndReadAll = duck.runAndReadAll.bind(duck)
+    vi.spyOn(duck, "run").mockImplementation((sql, ...rest) => (sent.push(sql), run(sql, ...rest)))
+    vi.spyOn(duck, "runAndReadAll").mockImplementation((sql, ...rest) => (sent.push(sql), runAndReadAll(sql, ...rest)))
+    try {
+      await during()
+    } finally {
+      vi.mocked(duck.run).mockRestore()
+      vi.mocked(duck.runAndReadAll).mockRestore()
+    }
+    return sent
+  }
+
+  it("rolls a segment whose clicks are all in one hour with one COPY straight from its CSV", async () => {
+    const sink = await openSink()
+    const within = [...clicks(4, { timestamp: T }), ...clicks(3, { timestamp: T + 59_000 })]
+    await Promise.all([sink.write(within.slice(0, 4)), sink.write(within.slice(4))])
+    const sent = await statements(() => sink.roll())
+    expect(sent).toHaveLength(1)
+    expect(sent[0]).toMatch(/^COPY \(SELECT .* FROM read_csv\(/)
+    expect(sink.counts).toEqual({ acknowledged: 7, rolled: 7, pending: 0 })
+    const files = await parquetFiles(clicksDir)
+    expect(files.map((file) => path.dirname(path.relative(clicksDir, file)))).toEqual([partitionOf(T).dir])
+    expect(await readBack(files)).toEqual(byUrl(within))
+
+    // A segment over two hours still goes through the staging table, one file per hour.
+    const across = [...clicks(2, { timestamp: T }), ...clicks(2, { timestamp: T + HOUR })]
+    await sink.write(across)
+    const again = await statements(() => sink.roll())
+    expect(again.some((sql) => sql.startsWith("CREATE OR REPLACE TEMP TABLE"))).toBe(true)
+    expect(sink.counts).toEqual({ acknowledged: 11, rolled: 11, pending: 0 })
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl([...within, ...across]))
+  })
+
+  it("a one-hour segment with a record that does not parse keeps the ones that do", async () => {
+    const sink = await openSink()
+    const good = clicks(3, { timestamp: T })
+    await sink.write(good)
+    // Bytes no write of the sink made (as a damaged disk might return them), in the active segment.
+    const [active] = await segments()
+    await writeFile(path.join(spoolDir, active), "garbage,\"x\n", { flag: "a" })
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {})
+    await sink.roll()
+    expect(errors).toHaveBeenCalled()
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(good))
+    expect(sink.counts.rolled).toBe(3)
+    expect(await segments()).toHaveLength(1)
+  })
+
   it("loses no write that commits while a roll switches segments", async () => {
     // Regression: a commit starting while roll() closed the sealed segment wrote to the closed
     // handle, failed its writers ("file closed") and dropped their clicks.
