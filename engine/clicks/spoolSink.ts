@@ -200,9 +200,8 @@ export class SpoolSink implements ClickSink {
   private seq = 0
   /** Bytes of the current segment known to be on disk (fsynced). */
   private goodSize = 0
-  /** The hours of the clicks on disk in the current segment, and in each segment sealed since open (by seq). */
-  private segmentHours: Hours | undefined
-  private readonly sealedHours = new Map<number, Hours>()
+  /** The hours of the clicks on disk in each segment written since open, the current one included, by seq. */
+  private readonly segmentHours = new Map<number, Hours>()
   /** A failed attempt may have left bytes past goodSize: cut them before writing again. */
   private damaged = false
   /** Batches not yet acknowledged, in order; the head may be being written. */
@@ -303,7 +302,7 @@ export class SpoolSink implements ClickSink {
       for (const batch of batches) {
         clicks += batch.clicks
         bytes += batch.bytes.length
-        this.segmentHours = spanning(this.segmentHours, batch.hours)
+        this.segmentHours.set(this.seq, spanning(this.segmentHours.get(this.seq), batch.hours))
       }
       this.goodSize += bytes
       this.pendingBytes -= bytes
@@ -385,11 +384,9 @@ export class SpoolSink implements ClickSink {
     const seq = this.seq + 1
     const next = await this.openFile(path.join(this.options.spoolDir, segmentName(seq)))
     const sealed = this.file
-    if (this.segmentHours !== undefined) this.sealedHours.set(this.seq, this.segmentHours)
     this.file = next
     this.seq = seq
     this.goodSize = 0
-    this.segmentHours = undefined
     // Its bytes were fsynced: a failed close loses nothing.
     await sealed.close().catch((error) => console.error("click spool: closing a sealed segment failed", error))
   }
@@ -407,7 +404,7 @@ export class SpoolSink implements ClickSink {
 
   private async convert(name: string) {
     const seq = Number(SEGMENT.exec(name)![1])
-    const hours = this.sealedHours.get(seq)
+    const hours = this.segmentHours.get(seq)
     const job = {
       file: path.join(this.options.spoolDir, name),
       seq,
@@ -416,7 +413,7 @@ export class SpoolSink implements ClickSink {
       hour: hours !== undefined && hours.first === hours.last ? hours.first : undefined
     }
     this.counts.rolled += await convertSegment(this.options.duck, job)
-    this.sealedHours.delete(seq)
+    this.segmentHours.delete(seq)
   }
 
   /** Everything written so far is fsynced and rolled into Parquet (waits while the disk refuses). */
