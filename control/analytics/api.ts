@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CountsAsAnalytics } from "../api/Admission.ts"
-import { input, RequestInput } from "../api/RequestInput.ts"
+import { input, RequestChecks } from "../api/RequestChecks.ts"
 import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../links/errors.ts"
 import { AnalyticsQuery, AnalyticsResponse } from "./schema.ts"
 
@@ -12,7 +12,7 @@ export const AnalyticsApi = HttpApiGroup.make("analytics")
       query: input(AnalyticsQuery),
       success: AnalyticsResponse,
       error: [LinkUnknown.response, DomainUnknown.response, SlugUnknown.response, FolderUnknown.response, TagUnknown.response]
-    }).middleware(RequestInput)
+    }).middleware(RequestChecks)
       .annotate(OpenApi.Summary, "Click counts for a link, a domain or the workspace, over an interval, counted as groupBy says")
   )
   .annotate(CountsAsAnalytics, true)

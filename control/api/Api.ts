@@ -9,7 +9,7 @@ import { TagsApi } from "../tags/api.ts"
 import { WebhooksApi } from "../webhooks/api.ts"
 import { Admission } from "./Admission.ts"
 import { refineDocument } from "./documentHeaders.ts"
-import { PARAMS_OPTIONS, PAYLOAD_OPTIONS, QUERY_OPTIONS } from "./RequestInput.ts"
+import { PARAMS_OPTIONS, PAYLOAD_OPTIONS, QUERY_OPTIONS } from "./RequestChecks.ts"
 import { Unexpected } from "./Unexpected.ts"
 
 /**

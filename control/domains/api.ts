@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminOnly } from "../api/AdminOnly.ts"
 import { LimitReached } from "../api/errors.ts"
-import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "./errors.ts"
 import { Domain, DomainCreate, DomainList, DomainUpdate, VerificationResult } from "./schema.ts"
@@ -15,7 +15,7 @@ export const DomainsApi = HttpApiGroup.make("domains")
       payload: requestBody(DomainCreate),
       success: Domain.pipe(HttpApiSchema.status(201)),
       error: [HostTaken.response, LimitReached.response]
-    }).middleware(RequestInput).middleware(AdminOnly)
+    }).middleware(RequestChecks).middleware(AdminOnly)
       .annotate(OpenApi.Summary, "Add a custom domain; the response lists the DNS records to publish")
   )
   .add(
@@ -23,7 +23,7 @@ export const DomainsApi = HttpApiGroup.make("domains")
       params: input(IdParams),
       success: Domain,
       error: DomainNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Get a domain")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Get a domain")
   )
   .add(
     HttpApiEndpoint.patch("update", "/domains/:id", {
@@ -31,19 +31,19 @@ export const DomainsApi = HttpApiGroup.make("domains")
       payload: requestBody(DomainUpdate),
       success: Domain,
       error: DomainNotFound.response
-    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Set or clear the domain's fallback destinations")
+    }).middleware(RequestChecks).middleware(AdminOnly).annotate(OpenApi.Summary, "Set or clear the domain's fallback destinations")
   )
   .add(
     HttpApiEndpoint.delete("delete", "/domains/:id", {
       params: input(IdParams),
       success: DeletionResult,
       error: [DomainNotFound.response, SubdomainKept.response]
-    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Remove a custom domain and every link on it")
+    }).middleware(RequestChecks).middleware(AdminOnly).annotate(OpenApi.Summary, "Remove a custom domain and every link on it")
   )
   .add(
     HttpApiEndpoint.post("verify", "/domains/:id/verify", {
       params: input(IdParams),
       success: VerificationResult,
       error: DomainNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Check the domain's DNS records now")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Check the domain's DNS records now")
   )

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { LimitReached } from "../api/errors.ts"
-import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { FolderNameTaken, FolderNotFound } from "./errors.ts"
 import { Folder, FolderCreate, FolderList, FolderUpdate } from "./schema.ts"
@@ -14,7 +14,7 @@ export const FoldersApi = HttpApiGroup.make("folders")
       payload: requestBody(FolderCreate),
       success: Folder.pipe(HttpApiSchema.status(201)),
       error: [FolderNameTaken.response, LimitReached.response]
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Create a folder")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Create a folder")
   )
   .add(
     HttpApiEndpoint.patch("update", "/folders/:id", {
@@ -22,12 +22,12 @@ export const FoldersApi = HttpApiGroup.make("folders")
       payload: requestBody(FolderUpdate),
       success: Folder,
       error: [FolderNotFound.response, FolderNameTaken.response]
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Rename a folder")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Rename a folder")
   )
   .add(
     HttpApiEndpoint.delete("delete", "/folders/:id", {
       params: input(IdParams),
       success: DeletionResult,
       error: FolderNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Delete a folder; its links stay, outside any folder")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Delete a folder; its links stay, outside any folder")
   )

@@ -11,7 +11,7 @@ import type { AllowanceKind } from "../api/Admission.ts"
 import { admit, AdmissionLayer, CountedByAddressLayer } from "../api/AdmissionLayer.ts"
 import { Api } from "../api/Api.ts"
 import { BadRequest, NotFound } from "../api/errors.ts"
-import { RequestInputLayer } from "../api/RequestInputLayer.ts"
+import { RequestChecksLayer } from "../api/RequestChecksLayer.ts"
 import { answerUnexpected, UnexpectedLayer } from "../api/Unexpected.ts"
 import { DomainsHandlers } from "../domains/handlers.ts"
 import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
@@ -43,7 +43,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
     SessionServiceLayer, KeyRepositoryLayer
   ]),
-  Layer.provide([AdmissionLayer, CountedByAddressLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
+  Layer.provide([AdmissionLayer, CountedByAddressLayer, AdminOnlyLayer, RequestChecksLayer, UnexpectedLayer])
 )
 
 /**

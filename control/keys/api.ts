@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminOnly } from "../api/AdminOnly.ts"
-import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { KeyNotFound } from "./errors.ts"
 import { ApiKeyCreate, ApiKeyList, CreatedApiKey } from "./schema.ts"
@@ -13,7 +13,7 @@ export const KeysApi = HttpApiGroup.make("keys")
     HttpApiEndpoint.post("create", "/keys", {
       payload: requestBody(ApiKeyCreate),
       success: CreatedApiKey.pipe(HttpApiSchema.status(201))
-    }).middleware(RequestInput).middleware(AdminOnly).annotate(
+    }).middleware(RequestChecks).middleware(AdminOnly).annotate(
       OpenApi.Description,
       "Creates a key acting as the caller's user with `role` (never more than that user's own role) and `scope` (`all`, the default, or `read`). The key is in this answer only."
     ).annotate(OpenApi.Summary, "Create an API key")
@@ -23,5 +23,5 @@ export const KeysApi = HttpApiGroup.make("keys")
       params: input(IdParams),
       success: DeletionResult,
       error: KeyNotFound.response
-    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Revoke an API key")
+    }).middleware(RequestChecks).middleware(AdminOnly).annotate(OpenApi.Summary, "Revoke an API key")
   )

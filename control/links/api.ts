@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, LimitReached, PlanRequired, ValidationFailed } from "../api/errors.ts"
-import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
 import { BulkCreate, BulkDelete, BulkDeleteResult, BulkLinkResult, BulkUpdate } from "./bulkSchema.ts"
@@ -17,7 +17,7 @@ export const LinksApi = HttpApiGroup.make("links")
     HttpApiEndpoint.get("list", "/links", {
       query: input(ListLinksQuery),
       success: LinkPage
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "List links, newest first")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "List links, newest first")
   )
   .add(
     HttpApiEndpoint.post("create", "/links", {
@@ -31,13 +31,13 @@ export const LinksApi = HttpApiGroup.make("links")
         PlanRequired.response,
         LimitReached.response
       ]
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Create a link")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Create a link")
   )
   .add(
     HttpApiEndpoint.post("bulkCreate", "/links/bulk", {
       payload: requestBody(BulkCreate),
       success: BulkLinkResult
-    }).middleware(RequestInput).annotate(
+    }).middleware(RequestChecks).annotate(
       OpenApi.Description,
       "Up to 100 links, each validated and created on its own as POST /v1/links would (plan gates and quota included). " +
         "The answer lists, in order, each item's index and status with the link (201) or the error body a single call would answer."
@@ -48,7 +48,7 @@ export const LinksApi = HttpApiGroup.make("links")
       payload: requestBody(BulkUpdate),
       success: BulkLinkResult,
       error: PlanRequired.response
-    }).middleware(RequestInput).annotate(
+    }).middleware(RequestChecks).annotate(
       OpenApi.Description,
       "Sets the same fields (any of PATCH /v1/links/{id} but slug) on up to 100 links, each changed on its own; " +
         "an id that is not the workspace's is that item's 404."
@@ -58,13 +58,13 @@ export const LinksApi = HttpApiGroup.make("links")
     HttpApiEndpoint.delete("bulkDelete", "/links/bulk", {
       payload: requestBody(BulkDelete),
       success: BulkDeleteResult
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Delete up to 100 links, each on its own")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Delete up to 100 links, each on its own")
   )
   .add(
     HttpApiEndpoint.get("export", "/links/export", {
       query: input(ExportLinksQuery),
       success: LinksCsv
-    }).middleware(RequestInput).annotate(
+    }).middleware(RequestChecks).annotate(
       OpenApi.Description,
       "Every link the listing's filters match, newest first, as CSV streamed in batches (any number of links). " +
         "The same columns are read back by POST /v1/links/import."
@@ -88,21 +88,21 @@ export const LinksApi = HttpApiGroup.make("links")
       params: input(ImportJobParams),
       success: ImportJob,
       error: ImportNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Progress and outcome of an import")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Progress and outcome of an import")
   )
   .add(
     HttpApiEndpoint.get("info", "/links/info", {
       query: input(LinkInfoQuery),
       success: Link,
       error: LinkNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Find a link by its domain and slug")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Find a link by its domain and slug")
   )
   .add(
     HttpApiEndpoint.get("get", "/links/:id", {
       params: input(IdParams),
       success: Link,
       error: LinkNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Get a link")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Get a link")
   )
   .add(
     HttpApiEndpoint.patch("update", "/links/:id", {
@@ -116,14 +116,14 @@ export const LinksApi = HttpApiGroup.make("links")
         TagUnknown.response,
         PlanRequired.response
       ]
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Update a link; only the fields sent change")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Update a link; only the fields sent change")
   )
   .add(
     HttpApiEndpoint.delete("delete", "/links/:id", {
       params: input(IdParams),
       success: DeletionResult,
       error: LinkNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Delete a link")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Delete a link")
   )
   .add(
     HttpApiEndpoint.get("qr", "/links/:id/qr", {
@@ -131,7 +131,7 @@ export const LinksApi = HttpApiGroup.make("links")
       query: input(QrQuery),
       success: QrImage,
       error: [LinkNotFound.response, ValidationFailed.response]
-    }).middleware(RequestInput).annotate(
+    }).middleware(RequestChecks).annotate(
       OpenApi.Description,
       "A QR code that encodes the link's shortLink (error correction M). The colors must keep a contrast ratio of 3:1 or more, " +
         "the dark modules darker than the background (422 otherwise)."

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { type FieldIssue, type ServiceUnavailable, ValidationFailed } from "../api/errors.ts"
 import type { Principal } from "../api/Principal.ts"
-import { input, PAYLOAD_OPTIONS } from "../api/RequestInput.ts"
+import { input, PAYLOAD_OPTIONS } from "../api/RequestChecks.ts"
 import { toFieldIssues } from "../http/issues.ts"
 import { checkLinkPlan } from "./linkInput.ts"
 import type { LinkRepository } from "./LinkRepository.ts"

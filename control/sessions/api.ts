@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CountedByAddress } from "../api/Admission.ts"
 import { Forbidden, RateLimitExceeded, ServiceUnavailable, Unauthorized } from "../api/errors.ts"
-import { requestBody, RequestInput } from "../api/RequestInput.ts"
+import { requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { NotAMember } from "./errors.ts"
 import { Session, SignedOut, SignIn, SwitchWorkspace } from "./schema.ts"
 
@@ -17,7 +17,7 @@ export const SignInApi = HttpApiGroup.make("signIn")
       payload: requestBody(SignIn),
       success: Session.pipe(HttpApiSchema.status(201)),
       error: [Unauthorized.response, Forbidden.response, NotAMember.response, RateLimitExceeded.response, ServiceUnavailable.response]
-    }).middleware(RequestInput).annotate(
+    }).middleware(RequestChecks).annotate(
       OpenApi.Description,
       "Signs in and sets the `ricochet_session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure over https). The session acts " +
         "in `workspaceId`, or the user's first workspace. Five wrong passwords a minute for an account or from an address, " +
@@ -35,7 +35,7 @@ export const SessionsApi = HttpApiGroup.make("sessions")
       payload: requestBody(SwitchWorkspace),
       success: Session,
       error: NotAMember.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Switch the session to another of the user's workspaces")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Switch the session to another of the user's workspaces")
   )
   .add(
     HttpApiEndpoint.delete("signOut", "/sessions/current", { success: SignedOut })

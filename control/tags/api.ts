@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { LimitReached } from "../api/errors.ts"
-import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { TagNameTaken, TagNotFound } from "./errors.ts"
 import { Tag, TagCreate, TagList, TagUpdate } from "./schema.ts"
@@ -14,7 +14,7 @@ export const TagsApi = HttpApiGroup.make("tags")
       payload: requestBody(TagCreate),
       success: Tag.pipe(HttpApiSchema.status(201)),
       error: [TagNameTaken.response, LimitReached.response]
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Create a tag")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Create a tag")
   )
   .add(
     HttpApiEndpoint.patch("update", "/tags/:id", {
@@ -22,12 +22,12 @@ export const TagsApi = HttpApiGroup.make("tags")
       payload: requestBody(TagUpdate),
       success: Tag,
       error: [TagNotFound.response, TagNameTaken.response]
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Update a tag")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Update a tag")
   )
   .add(
     HttpApiEndpoint.delete("delete", "/tags/:id", {
       params: input(IdParams),
       success: DeletionResult,
       error: TagNotFound.response
-    }).middleware(RequestInput).annotate(OpenApi.Summary, "Delete a tag; its links stay, untagged")
+    }).middleware(RequestChecks).annotate(OpenApi.Summary, "Delete a tag; its links stay, untagged")
   )

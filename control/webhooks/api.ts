@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { AdminOnly } from "../api/AdminOnly.ts"
 import { ValidationFailed } from "../api/errors.ts"
-import { input, requestBody, RequestInput } from "../api/RequestInput.ts"
+import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { WebhookNotFound } from "./errors.ts"
 import { DeliveryListQuery, DeliveryPage, Webhook, WebhookCreate, WebhookList, WebhookUpdate, WebhookWithSecret } from "./schema.ts"
@@ -22,7 +22,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       payload: requestBody(WebhookCreate),
       success: WebhookWithSecret.pipe(HttpApiSchema.status(201)),
       error: ValidationFailed.response
-    }).middleware(RequestInput).middleware(AdminOnly)
+    }).middleware(RequestChecks).middleware(AdminOnly)
       .annotate(OpenApi.Summary, "Create a webhook; the response carries its signing secret, shown this once")
   )
   .add(
@@ -30,7 +30,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       params: input(IdParams),
       success: Webhook,
       error: WebhookNotFound.response
-    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Get a webhook")
+    }).middleware(RequestChecks).middleware(AdminOnly).annotate(OpenApi.Summary, "Get a webhook")
   )
   .add(
     HttpApiEndpoint.patch("update", "/webhooks/:id", {
@@ -38,7 +38,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       payload: requestBody(WebhookUpdate),
       success: Webhook,
       error: [WebhookNotFound.response, ValidationFailed.response]
-    }).middleware(RequestInput).middleware(AdminOnly)
+    }).middleware(RequestChecks).middleware(AdminOnly)
       .annotate(OpenApi.Summary, "Update a webhook; enabled: true re-enables one that was disabled")
   )
   .add(
@@ -46,7 +46,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       params: input(IdParams),
       success: DeletionResult,
       error: WebhookNotFound.response
-    }).middleware(RequestInput).middleware(AdminOnly).annotate(OpenApi.Summary, "Delete a webhook and its delivery log")
+    }).middleware(RequestChecks).middleware(AdminOnly).annotate(OpenApi.Summary, "Delete a webhook and its delivery log")
   )
   .add(
     HttpApiEndpoint.get("deliveries", "/webhooks/:id/deliveries", {
@@ -54,6 +54,6 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       query: input(DeliveryListQuery),
       success: DeliveryPage,
       error: WebhookNotFound.response
-    }).middleware(RequestInput).middleware(AdminOnly)
+    }).middleware(RequestChecks).middleware(AdminOnly)
       .annotate(OpenApi.Summary, "The webhook's deliveries, newest first: status, attempts, the receiver's last response, the next attempt")
   )

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { requestedWindow } from "../../control/analytics/resolve.ts"
 import { AnalyticsQuery } from "../../control/analytics/schema.ts"
-import { QUERY_OPTIONS } from "../../control/api/RequestInput.ts"
+import { QUERY_OPTIONS } from "../../control/api/RequestChecks.ts"
 import { toFieldIssues } from "../../control/http/issues.ts"
 
 const HOUR = 3_600_000

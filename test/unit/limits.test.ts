@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { Result } from "effect"
-import { parseFormText as parseForm } from "../../control/http/form.ts"
+import { parseFormText as parseForm } from "../../control/http/formText.ts"
 import { jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS, MAX_JSON_VALUES } from "../../control/http/limits.ts"
 
 /** The shape bounds of a request (control/http/limits.ts) and how form parsing enforces them. */
