@@ -20,6 +20,7 @@ import { KeysHandlers } from "../keys/handlers.ts"
 import { KeyRepositoryLayer } from "../keys/KeyRepository.ts"
 import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
 import { SessionServiceLayer } from "../sessions/SessionService.ts"
+import { SignInOriginLayer } from "../sessions/SignInOriginLayer.ts"
 import { LinksHandlers } from "../links/handlers.ts"
 import { metricsRoute } from "../ops/metrics.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
@@ -43,7 +44,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
     SessionServiceLayer, KeyRepositoryLayer
   ]),
-  Layer.provide([AdmissionLayer, CountedByAddressLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
+  Layer.provide([AdmissionLayer, CountedByAddressLayer, SignInOriginLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
 )
 
 /**

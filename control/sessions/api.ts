@@ -4,11 +4,12 @@ import { Forbidden, RateLimitExceeded, ServiceUnavailable, Unauthorized } from "
 import { requestBody, RequestInput } from "../api/RequestInput.ts"
 import { NotAMember } from "./errors.ts"
 import { Session, SignedOut, SignIn, SwitchWorkspace } from "./schema.ts"
+import { SignInOrigin } from "./SignInOrigin.ts"
 
 /**
  * POST /v1/sessions: signing in. Outside the Admission middleware (nobody is signed in yet):
- * counted per client address like other requests without a credential, and wrong passwords
- * limited per account and per address.
+ * counted per client address like other requests without a credential, refused from a page of
+ * another site (login CSRF), and wrong passwords limited per account and per address.
  */
 export const SignInApi = HttpApiGroup.make("signIn")
   .annotate(OpenApi.Description, "Signing in with an email and a password: the session is an HttpOnly cookie")
@@ -21,9 +22,12 @@ export const SignInApi = HttpApiGroup.make("signIn")
       OpenApi.Description,
       "Signs in and sets the `ricochet_session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure over https). The session acts " +
         "in `workspaceId`, or the user's first workspace. Five wrong passwords a minute for an account or from an address, " +
-        "then 429 with Retry-After until the minute ends."
+        "then 429 with Retry-After until the minute ends. An `Origin` header that is not this site's (or `null`), or no " +
+        "Origin with `Sec-Fetch-Site` naming another site, is 403."
     ).annotate(OpenApi.Summary, "Sign in")
   )
+  // The last added runs first: counted by address, then the Origin check, then the body.
+  .middleware(SignInOrigin)
   .middleware(CountedByAddress)
 
 /** /v1/sessions/current: the signed-in session (a key has none: 401). */

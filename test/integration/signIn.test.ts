@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ControlHandle, createTestDatabase, removeDir, roomInThisMinute, startControl, tempDir } from "../support/processes.ts"
 
 /**
- * POST /v1/sessions from outside, as an attacker would try it: beating the five-a-minute
- * wrong-password limit by sending the guesses all at once. Every request here comes from one address, so these tests stand on the
+ * POST /v1/sessions from outside, as an attacker would try it: signing a browser in from a page
+ * of another site (login CSRF), and beating the five-a-minute wrong-password limit by sending the
+ * guesses all at once. Every request here comes from one address, so these tests stand on the
  * per-account limit and hold whether or not the client address reaches the handler.
  */
 const ADMIN_EMAIL = "signin-admin@example.test"
@@ -30,6 +31,8 @@ describe.each([["postgres"], ["embedded"]] as const)("signing in over %s", (back
   }
   const json = (pw: string, headers: Record<string, string> = {}) =>
     signIn(JSON.stringify({ email: ADMIN_EMAIL, password: pw }), { "content-type": "application/json", ...headers })
+  const form = (pw: string, headers: Record<string, string> = {}) =>
+    signIn(new URLSearchParams({ email: ADMIN_EMAIL, password: pw }).toString(), { "content-type": "application/x-www-form-urlencoded", ...headers })
 
   beforeAll(async () => {
     dir = await tempDir()
@@ -42,6 +45,40 @@ describe.each([["postgres"], ["embedded"]] as const)("signing in over %s", (back
     await ctl?.stop()
     await db?.drop()
     if (dir) await removeDir(dir)
+  })
+
+  it("refuses a sign-in from another site's page, form or JSON, with 403 and no cookie", async () => {
+    const refusals = [
+      await form(password, { origin: "http://evil.example" }),
+      await json(password, { origin: "http://evil.example" }),
+      await form(password, { origin: "null" }),
+      // Another port of this host is another origin.
+      await form(password, { origin: "http://127.0.0.1:1" }),
+      await form(password, { "sec-fetch-site": "cross-site" }),
+      await json(password, { "sec-fetch-site": "same-site" })
+    ]
+    for (const res of refusals) {
+      expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 403, code: "forbidden" })
+      expect(res.body.error.message).toMatch(/this site/)
+      expect(res.headers.get("set-cookie")).toBeNull()
+      // Counted against the address like any sign-in.
+      expect(res.headers.get("ratelimit-limit")).toBe("30")
+    }
+    // Refused before the body is read: a body that would be a 422 is still a 403.
+    expect((await signIn("{}", { "content-type": "application/json", origin: "http://evil.example" })).status).toBe(403)
+  })
+
+  it("signs in from this site's page (Origin or Sec-Fetch-Site same-origin) and from a script that sends no Origin", async () => {
+    const allowed = [
+      await form(password, { origin: ctl.baseUrl }),
+      await json(password, { origin: ctl.baseUrl, "sec-fetch-site": "same-origin" }),
+      await json(password),
+      await form(password, { "sec-fetch-site": "same-origin" })
+    ]
+    for (const res of allowed) {
+      expect(res.status).toBe(201)
+      expect(res.headers.get("set-cookie")).toMatch(/^ricochet_session=[0-9A-Za-z]{43};/)
+    }
   })
 
   it("gives a right password's count back: right ones never lock the account, wrong ones still do", { timeout: 120_000 }, async () => {
