@@ -10,7 +10,7 @@ import { clearedSessionCookie, secureCookies, sessionCookie } from "./cookie.ts"
 import { NotAMember } from "./errors.ts"
 import type { Session } from "./schema.ts"
 import { guessPassword } from "./passwordGuess.ts"
-import { createSession, findAccount, memberships, revokeSession, switchWorkspace, userEmail } from "./sessions.ts"
+import { createSession, findAccount, memberships, revokeSession, switchWorkspace, userProfile } from "./sessions.ts"
 import { failureBuckets } from "./signInLimiter.ts"
 
 /** Signing in and out, and the session's workspace. */
@@ -28,7 +28,7 @@ const setCookie = (value: string) =>
   HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, "set-cookie", value)))
 
 /** The session endpoints other than sign-in need a session, not a key. */
-const sessionOf = (principal: Principal) =>
+export const sessionOf = (principal: Principal) =>
   principal.via === "session"
     ? Effect.succeed(principal)
     : Effect.fail(new Unauthorized({ message: "This endpoint is about a signed-in session; an API key has none" }))
@@ -41,13 +41,14 @@ export const SessionServiceLayer = Layer.effect(SessionService)(Effect.gen(funct
 
   const describe = (userId: string, workspaceId: string) =>
     query(async (sql): Promise<Session> => {
-      const [email, workspaces] = await Promise.all([userEmail(sql, userId), memberships(sql, userId)])
+      const [profile, workspaces] = await Promise.all([userProfile(sql, userId), memberships(sql, userId)])
       const current = workspaces.find((w) => w.id === workspaceId)!
       return {
-        user: { id: userId, email },
+        user: { id: userId, email: profile.email },
         workspace: { id: current.id, name: current.name, plan: current.plan },
         role: current.role,
-        workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, plan: w.plan, role: w.role }))
+        workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, plan: w.plan, role: w.role })),
+        mustChangePassword: profile.mustChangePassword
       }
     }).pipe(withDatabase)
 

@@ -36,7 +36,8 @@ const keySession = (): Session => ({
   user: { id: "", email: "" },
   workspace: { id: "", name: "Workspace of this API key", plan: "pro" },
   role: "admin",
-  workspaces: []
+  workspaces: [],
+  mustChangePassword: false
 })
 
 const page = (path: string): ReactNode => {

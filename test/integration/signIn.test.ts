@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ControlHandle, createTestDatabase, removeDir, roomInThisMinute, startControl, tempDir } from "../support/processes.ts"
+import { type ControlHandle, createTestDatabase, nextMinute, removeDir, roomInThisMinute, startControl, tempDir } from "../support/processes.ts"
 
 /**
  * POST /v1/sessions from outside, as an attacker would try it: signing a browser in from a page
@@ -14,9 +14,6 @@ interface Answer {
   readonly headers: Headers
   readonly body: any
 }
-
-/** The next window of the limiter (a UTC minute, by the database's clock on this same machine). */
-const nextMinute = () => new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 250))
 
 describe.each([["postgres"], ["embedded"]] as const)("signing in over %s", (backend) => {
   let ctl: ControlHandle
