@@ -20,7 +20,7 @@ import {
   rateLimitHeaders
 } from "../ratelimit/rateLimiter.ts"
 import { Forbidden, RateLimitExceeded, Unauthorized } from "./errors.ts"
-import { Admission, type AllowanceKind, CountedByAddress, CountsAsAnalytics } from "./Admission.ts"
+import { Admission, type AllowanceKind, CountedByAddress, CountsAsAnalytics, OpenBeforePasswordChange } from "./Admission.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
 
 /** The client address, from X-Forwarded-For only when the operator says a proxy sets it. */
@@ -67,7 +67,8 @@ const findKeyPrincipal = (key: string) =>
       userId: row.user_id,
       role: row.role,
       plan: row.plan,
-      scope: row.scope
+      scope: row.scope,
+      mustChangePassword: false
     }
     const touch = keyUseDue(row.key_id)
       ? query((sql) => sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${row.key_id}`)
@@ -91,7 +92,8 @@ const findSessionPrincipal = (token: string) =>
       userId: row.user_id,
       role: row.role,
       plan: row.plan,
-      scope: "all"
+      scope: "all",
+      mustChangePassword: row.must_change_password
     }
     return principal
   })
@@ -112,8 +114,11 @@ const identify = Effect.gen(function*() {
   return new Unauthorized({ message: "Send an API key as Authorization: Bearer rico_…, or sign in (POST /v1/sessions)" })
 })
 
-/** What the caller may not do whatever its allowance: a read key writing, a cookie request from another origin. */
-const refusal = (principal: Principal) =>
+/**
+ * What the caller may not do whatever its allowance: a read key writing, a cookie request from
+ * another origin, a session with a one-time password doing anything but replacing it.
+ */
+const refusal = (principal: Principal, openBeforePasswordChange: boolean) =>
   Effect.gen(function*() {
     const config = yield* Configuration
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -122,6 +127,9 @@ const refusal = (principal: Principal) =>
     }
     if (principal.scope === "read" && isUnsafeMethod(request.method)) {
       return new Forbidden({ message: "This API key may only read (GET)" })
+    }
+    if (principal.mustChangePassword && !openBeforePasswordChange) {
+      return new Forbidden({ message: "You signed in with a one-time password: choose a new password first (POST /v1/me/password)" })
     }
     return undefined
   })
@@ -153,9 +161,10 @@ export const admitAnonymous = Effect.asVoid(anonymous(undefined))
 
 /**
  * Admits the current request: the caller, or (for "anonymous": public documents) nobody, once it
- * has been counted. Used by the Admission middleware and the routes outside the HttpApi.
+ * has been counted. Used by the Admission middleware and the routes outside the HttpApi;
+ * `openBeforePasswordChange` for the endpoints annotated so (see Admission.ts).
  */
-export const admit = (kind: AllowanceKind) =>
+export const admit = (kind: AllowanceKind, openBeforePasswordChange = false) =>
   Effect.gen(function*() {
     if (kind === "anonymous") return yield* Effect.as(anonymous(undefined), undefined)
     const principal = yield* identify
@@ -168,7 +177,7 @@ export const admit = (kind: AllowanceKind) =>
     yield* reportAllowance(general.exceeded || analytics === undefined ? general : analytics)
     const exceeded = general.exceeded ? general : analytics?.exceeded ? analytics : undefined
     if (exceeded !== undefined) return yield* tooMany(exceeded)
-    const refused = yield* refusal(principal)
+    const refused = yield* refusal(principal, openBeforePasswordChange)
     if (refused !== undefined) return yield* refused
     // Plans gate the API for keys; signed in, people use every plan's workspace (its features
     // and limits still apply).
@@ -186,7 +195,7 @@ export const AdmissionLayer = Layer.effect(Admission)(Effect.gen(function*() {
     // The key is read from the header as bearerToken reads it; the scheme is declared for the document.
     bearer: (httpEffect, { endpoint, group }) => {
       const analytics = Context.get(endpoint.annotations, CountsAsAnalytics) || Context.get(group.annotations, CountsAsAnalytics)
-      return admit(analytics ? "analytics" : "general").pipe(
+      return admit(analytics ? "analytics" : "general", Context.get(endpoint.annotations, OpenBeforePasswordChange)).pipe(
         Effect.provideService(Configuration, config),
         Effect.provideService(Database, database),
         Effect.flatMap((principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal!))

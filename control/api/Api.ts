@@ -4,6 +4,7 @@ import { DomainsApi } from "../domains/api.ts"
 import { FoldersApi } from "../folders/api.ts"
 import { KeysApi } from "../keys/api.ts"
 import { LinksApi } from "../links/api.ts"
+import { MeApi } from "../people/api.ts"
 import { SessionsApi, SignInApi } from "../sessions/api.ts"
 import { TagsApi } from "../tags/api.ts"
 import { WebhooksApi } from "../webhooks/api.ts"
@@ -19,7 +20,7 @@ import { Unexpected } from "./Unexpected.ts"
  */
 export const Api = HttpApi.make("ricochet")
   .add(LinksApi, TagsApi, FoldersApi, DomainsApi, AnalyticsApi, WebhooksApi)
-  .add(SessionsApi, KeysApi)
+  .add(SessionsApi, MeApi, KeysApi)
   .middleware(Admission)
   // Added after Admission, which it is not behind: signing in is how a session begins.
   .add(SignInApi)

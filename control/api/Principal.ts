@@ -16,6 +16,11 @@ export interface Principal {
   readonly plan: Plan
   /** `read`: every method but GET is refused. Sessions are `all`. */
   readonly scope: "all" | "read"
+  /**
+   * A session of a user whose password is a one-time one: admitted only to the endpoints annotated
+   * OpenBeforePasswordChange. Never set for keys: a key is not the password.
+   */
+  readonly mustChangePassword: boolean
 }
 
 /** The caller of the request being handled, provided by the Admission middleware. */

@@ -18,8 +18,11 @@ import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
 import { FoldersHandlers } from "../folders/handlers.ts"
 import { KeysHandlers } from "../keys/handlers.ts"
 import { KeyRepositoryLayer } from "../keys/KeyRepository.ts"
+import { MeHandlers } from "../people/handlers.ts"
+import { PasswordServiceLayer } from "../people/PasswordService.ts"
 import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
 import { SessionServiceLayer } from "../sessions/SessionService.ts"
+import { SignInOriginLayer } from "../sessions/SignInOriginLayer.ts"
 import { LinksHandlers } from "../links/handlers.ts"
 import { metricsRoute } from "../ops/metrics.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
@@ -38,12 +41,13 @@ import { isDecodablePath } from "./requestPath.ts"
 /** The /v1 endpoints of the HttpApi declaration, with their handlers, middleware and repositories. */
 const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([LinksHandlers, TagsHandlers, FoldersHandlers, DomainsHandlers, AnalyticsHandlers, WebhooksHandlers]),
-  Layer.provide([SessionsHandlers, SignInHandlers, KeysHandlers]),
+  Layer.provide([SessionsHandlers, SignInHandlers, MeHandlers, KeysHandlers]),
+  Layer.provide(PasswordServiceLayer),
   Layer.provide([
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
     SessionServiceLayer, KeyRepositoryLayer
   ]),
-  Layer.provide([AdmissionLayer, CountedByAddressLayer, AdminOnlyLayer, RequestChecksLayer, UnexpectedLayer])
+  Layer.provide([AdmissionLayer, CountedByAddressLayer, SignInOriginLayer, AdminOnlyLayer, RequestChecksLayer, UnexpectedLayer])
 )
 
 /**

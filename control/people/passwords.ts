@@ -20,6 +20,3 @@ export const verifyPassword = async (password: string, hash: string | null | und
 
 /** A password printed once for a new or reset account: 20 base62 characters (119 bits). */
 export const generatePassword = (): string => randomBase62(20)
-
-export const MIN_PASSWORD_LENGTH = 8
-export const MAX_PASSWORD_LENGTH = 200

@@ -7,7 +7,8 @@ import { query, run, transaction } from "../db/sql.ts"
 import { PLANS, type Plan } from "../plans/plans.ts"
 import { PlanInvalid, WorkspaceUnknown } from "../workspaces/errors.ts"
 import { AlreadyMember, EmailInvalid, PasswordOutOfBounds, RoleInvalid, UserUnknown } from "./errors.ts"
-import { generatePassword, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./passwords.ts"
+import { generatePassword, hashPassword } from "./passwords.ts"
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./schema.ts"
 
 /**
  * People and their memberships, as the CLI and the first start manage them; the API's session
@@ -66,8 +67,8 @@ export interface CreatedUser {
 
 /**
  * A person in a workspace, on `sql` (the pool, or the caller's transaction): a new account with a
- * password (given or generated), or an existing account (same email) joining one more workspace,
- * its password unchanged.
+ * password (given, or generated and then one-time: the first sign-in must choose another), or an
+ * existing account (same email) joining one more workspace, its password unchanged.
  */
 export const createUserOn = (
   sql: Queryable,
@@ -87,7 +88,8 @@ export const createUserOn = (
     const { password, generated } = yield* passwordOrGenerated(input.password)
     const hash = yield* hashOf(password)
     const id = newId("usr")
-    yield* run(() => sql`INSERT INTO users (id, email, password_hash) VALUES (${id}, ${email}, ${hash})`)
+    // A generated password was printed for someone else to pass on: its first use must replace it.
+    yield* run(() => sql`INSERT INTO users (id, email, password_hash, must_change_password) VALUES (${id}, ${email}, ${hash}, ${generated})`)
     yield* run(() => sql`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${input.workspaceId}, ${id}, ${role})`)
     return { user: { id, email }, workspaceId: input.workspaceId, role, created: true, ...(generated ? { password } : {}) } satisfies CreatedUser
   })
@@ -96,7 +98,10 @@ export const createUserOn = (
 export const createUser = (input: { readonly email: string; readonly workspaceId: string; readonly role: string; readonly password?: string }) =>
   transaction((tx) => createUserOn(tx, input))
 
-/** A new password (given or generated); every session of the account ends. */
+/**
+ * A new password (given or generated, then one-time: see createUserOn); every session of the
+ * account ends.
+ */
 export const resetPassword = (input: { readonly email: string; readonly password?: string }) =>
   Effect.gen(function*() {
     const email = yield* checkEmail(input.email)
@@ -104,7 +109,8 @@ export const resetPassword = (input: { readonly email: string; readonly password
     const hash = yield* hashOf(password)
     return yield* transaction((tx) =>
       Effect.gen(function*() {
-        const [user] = yield* run(() => tx<{ id: string }[]>`UPDATE users SET password_hash = ${hash} WHERE lower(email) = ${email} RETURNING id`)
+        const [user] = yield* run(() => tx<{ id: string }[]>`
+          UPDATE users SET password_hash = ${hash}, must_change_password = ${generated} WHERE lower(email) = ${email} RETURNING id`)
         if (user === undefined) return yield* new UserUnknown({ message: `No user with email ${email}` })
         yield* run(() => tx`UPDATE sessions SET revoked_at = now() WHERE user_id = ${user.id} AND revoked_at IS NULL`)
         return { user: { id: user.id, email }, ...(generated ? { password } : {}) }

@@ -19,20 +19,28 @@ export const ANALYTICS_LIMIT = 20
 /** Requests without a valid key, per client address: enough for a typo, not for guessing keys. */
 export const ANONYMOUS_LIMIT = 30
 
+/** Each bucket's allowance after a count, and the window it was counted in. */
+export interface Counted {
+  readonly allowances: Array<Allowance>
+  readonly windowStart: Date
+}
+
 /**
  * Counts one request against each bucket in fixed one-minute windows. The counters live in
  * PostgreSQL, so every control process on the same database enforces one shared limit; one
- * statement per request, and the window comes from the database clock so processes agree.
+ * statement per request, and the window comes from the database clock so processes agree. The
+ * row locks of the upsert order concurrent counts of a bucket: each sees a count of its own.
  */
-export const hit = async (sql: Sql, buckets: ReadonlyArray<Bucket>): Promise<Array<Allowance>> => {
+export const count = async (sql: Sql, buckets: ReadonlyArray<Bucket>): Promise<Counted> => {
   const keys = buckets.map((b) => b.key)
-  const rows = await sql<{ bucket: string; hits: number; reset: number }[]>`
+  // Rows locked in one order by every statement, so two counts sharing buckets cannot deadlock.
+  const rows = await sql<{ bucket: string; hits: number; window_start: Date; reset: number }[]>`
     INSERT INTO rate_limits (bucket, window_start, hits)
-    SELECT k, date_trunc('minute', now()), 1 FROM unnest(${keys}::text[]) AS k
+    SELECT k, date_trunc('minute', now()), 1 FROM unnest(${keys}::text[]) AS k ORDER BY k
     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
-    RETURNING bucket, hits,
+    RETURNING bucket, hits, window_start,
       extract(epoch from (window_start + interval '1 minute' - now()))::float8 AS reset`
-  return buckets.map((bucket) => {
+  const allowances = buckets.map((bucket) => {
     const row = rows.find((r) => r.bucket === bucket.key)!
     return {
       limit: bucket.limit,
@@ -41,7 +49,18 @@ export const hit = async (sql: Sql, buckets: ReadonlyArray<Bucket>): Promise<Arr
       exceeded: row.hits > bucket.limit
     }
   })
+  return { allowances, windowStart: rows[0]!.window_start }
 }
+
+export const hit = async (sql: Sql, buckets: ReadonlyArray<Bucket>): Promise<Array<Allowance>> => (await count(sql, buckets)).allowances
+
+/**
+ * Takes back one count of each bucket in the window it was made in (a window already swept is
+ * left alone: nothing there to take back).
+ */
+export const uncount = (sql: Sql, buckets: ReadonlyArray<Bucket>, windowStart: Date) =>
+  sql`UPDATE rate_limits SET hits = hits - 1
+      WHERE bucket IN ${sql(buckets.map((b) => b.key))} AND window_start = ${windowStart} AND hits > 0`
 
 /** Old windows are never read again. */
 export const sweep = (sql: Sql) => sql`DELETE FROM rate_limits WHERE window_start < now() - interval '2 minutes'`

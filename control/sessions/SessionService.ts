@@ -6,12 +6,12 @@ import { attempt, query } from "../db/sql.ts"
 import { Forbidden, RateLimitExceeded, type ServiceUnavailable, Unauthorized } from "../api/errors.ts"
 import type { Principal } from "../api/Principal.ts"
 import { verifyPassword } from "../people/passwords.ts"
-import { rateLimitHeaders } from "../ratelimit/rateLimiter.ts"
 import { clearedSessionCookie, secureCookies, sessionCookie } from "./cookie.ts"
 import { NotAMember } from "./errors.ts"
 import type { Session } from "./schema.ts"
-import { createSession, findAccount, memberships, revokeSession, switchWorkspace, userEmail } from "./sessions.ts"
-import { blocked, countFailure, failureBuckets } from "./signInLimiter.ts"
+import { guessPassword } from "./passwordGuess.ts"
+import { createSession, findAccount, memberships, revokeSession, switchWorkspace, userProfile } from "./sessions.ts"
+import { failureBuckets } from "./signInLimiter.ts"
 
 /** Signing in and out, and the session's workspace. */
 export class SessionService extends Context.Service<SessionService, {
@@ -28,7 +28,7 @@ const setCookie = (value: string) =>
   HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, "set-cookie", value)))
 
 /** The session endpoints other than sign-in need a session, not a key. */
-const sessionOf = (principal: Principal) =>
+export const sessionOf = (principal: Principal) =>
   principal.via === "session"
     ? Effect.succeed(principal)
     : Effect.fail(new Unauthorized({ message: "This endpoint is about a signed-in session; an API key has none" }))
@@ -41,31 +41,29 @@ export const SessionServiceLayer = Layer.effect(SessionService)(Effect.gen(funct
 
   const describe = (userId: string, workspaceId: string) =>
     query(async (sql): Promise<Session> => {
-      const [email, workspaces] = await Promise.all([userEmail(sql, userId), memberships(sql, userId)])
+      const [profile, workspaces] = await Promise.all([userProfile(sql, userId), memberships(sql, userId)])
       const current = workspaces.find((w) => w.id === workspaceId)!
       return {
-        user: { id: userId, email },
+        user: { id: userId, email: profile.email },
         workspace: { id: current.id, name: current.name, plan: current.plan },
         role: current.role,
-        workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, plan: w.plan, role: w.role }))
+        workspaces: workspaces.map((w) => ({ id: w.id, name: w.name, plan: w.plan, role: w.role })),
+        mustChangePassword: profile.mustChangePassword
       }
     }).pipe(withDatabase)
 
   return SessionService.of({
     signIn: (input, address) =>
       Effect.gen(function*() {
-        const buckets = failureBuckets(input.email, address)
-        const refused = yield* query((sql) => blocked(sql, buckets))
-        if (refused !== undefined) {
-          yield* HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(refused))))
-          return yield* new RateLimitExceeded({ message: `Too many wrong passwords; retry in ${refused.reset} s` })
-        }
-        const account = yield* query((sql) => findAccount(sql, input.email))
-        const ok = yield* attempt(() => verifyPassword(input.password, account?.passwordHash))
-        if (account === undefined || !ok) {
-          yield* query((sql) => countFailure(sql, buckets))
-          return yield* new Unauthorized({ message: "Wrong email or password" })
-        }
+        const account = yield* guessPassword(
+          failureBuckets(input.email, address),
+          Effect.gen(function*() {
+            const found = yield* query((sql) => findAccount(sql, input.email))
+            const right = yield* attempt(() => verifyPassword(input.password, found?.passwordHash))
+            return right ? found : undefined
+          })
+        )
+        if (account === undefined) return yield* new Unauthorized({ message: "Wrong email or password" })
         const workspaces = yield* query((sql) => memberships(sql, account.id))
         const chosen = input.workspaceId === undefined ? workspaces[0] : workspaces.find((w) => w.id === input.workspaceId)
         if (chosen === undefined) {

@@ -15,6 +15,8 @@ export interface SessionPrincipalRow {
   role: Role
   plan: Plan
   last_seen_at: Date
+  /** Signed in with a one-time password not yet replaced: only the password change is open to it. */
+  must_change_password: boolean
 }
 
 /**
@@ -23,10 +25,11 @@ export interface SessionPrincipalRow {
  */
 export const findSession = async (sql: Sql, token: string, idleHours: number): Promise<SessionPrincipalRow | undefined> =>
   (await sql<SessionPrincipalRow[]>`
-    SELECT s.id AS session_id, s.user_id, s.workspace_id, m.role, w.plan, s.last_seen_at
+    SELECT s.id AS session_id, s.user_id, s.workspace_id, m.role, w.plan, s.last_seen_at, u.must_change_password
     FROM sessions s
     JOIN memberships m ON m.workspace_id = s.workspace_id AND m.user_id = s.user_id
     JOIN workspaces w ON w.id = s.workspace_id
+    JOIN users u ON u.id = s.user_id
     WHERE s.token_hash = ${hashToken(token)} AND s.revoked_at IS NULL
       AND s.last_seen_at > now() - make_interval(secs => ${idleHours * 3600})`)[0]
 
@@ -66,5 +69,14 @@ export const switchWorkspace = (sql: Sql, sessionId: string, workspaceId: string
 
 export const revokeSession = (sql: Sql, sessionId: string) => sql`UPDATE sessions SET revoked_at = now() WHERE id = ${sessionId}`
 
-export const userEmail = async (sql: Sql, userId: string): Promise<string> =>
-  (await sql<{ email: string | null }[]>`SELECT email FROM users WHERE id = ${userId}`)[0]?.email ?? ""
+export interface Profile {
+  readonly email: string
+  /** The password is a one-time one, to be replaced before anything else. */
+  readonly mustChangePassword: boolean
+}
+
+export const userProfile = async (sql: Sql, userId: string): Promise<Profile> => {
+  const [row] = await sql<{ email: string | null; must_change_password: boolean }[]>`
+    SELECT email, must_change_password FROM users WHERE id = ${userId}`
+  return { email: row?.email ?? "", mustChangePassword: row?.must_change_password ?? false }
+}

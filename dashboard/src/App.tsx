@@ -3,6 +3,7 @@ import { call, preloadClient } from "./api/client.ts"
 import { useApiKey } from "./api/credentials.ts"
 import { type ApiFailure, onUnauthorized } from "./api/failure.ts"
 import { type Session, sessions } from "./api/workspaceCalls.ts"
+import { ChoosePassword } from "./session/ChoosePassword.tsx"
 import { SessionContext, type SignedIn } from "./session/SessionContext.tsx"
 import { SignIn } from "./session/SignIn.tsx"
 import { WorkspaceMenu } from "./session/WorkspaceMenu.tsx"
@@ -36,7 +37,8 @@ const keySession = (): Session => ({
   user: { id: "", email: "" },
   workspace: { id: "", name: "Workspace of this API key", plan: "pro" },
   role: "admin",
-  workspaces: []
+  workspaces: [],
+  mustChangePassword: false
 })
 
 const page = (path: string): ReactNode => {
@@ -57,6 +59,8 @@ const page = (path: string): ReactNode => {
 export const App = () => {
   const location = useLocation()
   const [signedIn, setSignedIn] = useState<{ session: Session; viaKey: boolean } | null>()
+  // Kept only while a one-time password waits to be replaced, to spare typing it twice.
+  const [oneTimePassword, setOneTimePassword] = useState<string>()
 
   useEffect(() => {
     sessions.current().then((outcome) => setSignedIn(outcome.ok ? { session: outcome.value, viaKey: false } : null))
@@ -75,6 +79,7 @@ export const App = () => {
   const signOut = useCallback(async () => {
     if (signedIn?.viaKey) useApiKey(undefined)
     else await sessions.delete()
+    setOneTimePassword(undefined)
     setSignedIn(null)
     navigate("/")
   }, [signedIn])
@@ -94,7 +99,28 @@ export const App = () => {
 
   if (signedIn === undefined) return <p className="loading" role="status">Loading…</p>
   if (signedIn === null) {
-    return <SignIn onSession={(session) => setSignedIn({ session, viaKey: false })} onKey={signInWithKey} />
+    return (
+      <SignIn
+        onSession={(session, password) => {
+          setOneTimePassword(session.mustChangePassword ? password : undefined)
+          setSignedIn({ session, viaKey: false })
+        }}
+        onKey={signInWithKey}
+      />
+    )
+  }
+  if (signedIn.session.mustChangePassword) {
+    return (
+      <ChoosePassword
+        session={signedIn.session}
+        oneTimePassword={oneTimePassword}
+        onChanged={(session) => {
+          setOneTimePassword(undefined)
+          setSignedIn({ session, viaKey: false })
+        }}
+        onSignOut={signOut}
+      />
+    )
   }
 
   const context: SignedIn = {

@@ -20,6 +20,7 @@ import {
   eventually,
   removeDir,
   ROOT,
+  runCli,
   startControl,
   tempDir
 } from "../support/processes.ts"
@@ -306,6 +307,33 @@ describe("with sessions, keys and import (need the i12 branches merged)", () => 
     await page.getByRole("heading", { name: "Sign in to Ricochet" }).waitFor()
     await page.reload()
     await page.getByRole("heading", { name: "Sign in to Ricochet" }).waitFor()
+  })
+
+  it("asks for a new password after a one-time password, then goes on to the links", async () => {
+    const ws = await createWorkspace(ctl.env, "pro", "One-time workspace")
+    const made = await runCli(["user", "create", "--email", "once@example.test", "--workspace", ws.workspace.id, "--role", "admin", "--json"], ctl.env)
+    expect(made.code, made.output).toBe(0)
+    const oneTime = JSON.parse(made.output.trim().split("\n").pop()!).password as string
+    const { page } = await open()
+    await signInWithPassword(page, ctl.baseUrl, "once@example.test", oneTime, "Choose a new password")
+    expect(await page.getByLabel("Current password").inputValue()).toBe(oneTime)
+    expect(await page.getByRole("navigation", { name: "Sections" }).count()).toBe(0)
+    // Typed differently twice: said once, beside the field.
+    await page.getByLabel("New password", { exact: true }).fill("my very own password")
+    await page.getByLabel("New password again").fill("my very own passwort")
+    await page.getByRole("button", { name: "Save and continue" }).click()
+    const again = page.getByLabel("New password again")
+    await expect.poll(() => again.getAttribute("aria-invalid")).toBe("true")
+    expect(await page.getByText("Type the same new password twice").count()).toBe(1)
+    await screenshot(page, "choose-password")
+    await again.fill("my very own password")
+    await page.getByRole("button", { name: "Save and continue" }).click()
+    await page.getByRole("heading", { name: "Links" }).waitFor({ timeout: 60_000 })
+    // The session is unrestricted now; a reload keeps it, and the one-time password no longer signs in.
+    await page.reload()
+    await page.getByRole("heading", { name: "Links" }).waitFor()
+    const old = await fetch(`${ctl.baseUrl}/v1/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "once@example.test", password: oneTime }) })
+    expect(old.status).toBe(401)
   })
 
   it("creates a key shown once, revokes it, and the revoked key is refused", async () => {

@@ -57,6 +57,10 @@ describe("logs and metrics of a running Ricochet", () => {
     expect(signedIn.status).toBe(201)
     const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!
     secrets.push(cookie.split("=")[1]!)
+    // The printed password is one-time: the session may do nothing before it is replaced.
+    const ownPassword = secret("OwnPassword")
+    secrets.push(ownPassword)
+    expect((await post("/v1/me/password", { currentPassword: adminPassword, newPassword: ownPassword }, { cookie })).status).toBe(200)
     const created = await post("/v1/keys", { name: "logs", role: "member", scope: "all" }, { cookie })
     expect(created.status).toBe(201)
     const newKey = (await created.json()).key as string

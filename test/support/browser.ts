@@ -65,30 +65,32 @@ export const signInWithKey = async (page: Page, baseUrl: string, key: string) =>
 }
 
 /**
- * Signs in with email and password (a session cookie). The requests made before signing in count
- * against the address's anonymous allowance (30 a minute), which a file of browser tests, all from
- * 127.0.0.1, can use up: refused for that, it waits as the page says and tries again, as a person would.
+ * Signs in with email and password (a session cookie), until the page shows the heading `landing`
+ * (the links; after a one-time password, the page that asks for a new one). The requests made
+ * before signing in count against the address's anonymous allowance (30 a minute), which a file of
+ * browser tests, all from 127.0.0.1, can use up: refused for that, it waits as the page says and
+ * tries again, as a person would.
  */
-export const signInWithPassword = async (page: Page, baseUrl: string, email: string, password: string, retries = 2): Promise<void> => {
+export const signInWithPassword = async (page: Page, baseUrl: string, email: string, password: string, landing = "Links", retries = 2): Promise<void> => {
   try {
-    await signInOnce(page, baseUrl, email, password)
+    await signInOnce(page, baseUrl, email, password, landing)
   } catch (error) {
     const wait = /Rate limit of \d+ requests per minute exceeded; retry in (\d+) s/.exec(String(error))
     if (wait === null || retries === 0) throw error
     await new Promise((resolve) => setTimeout(resolve, (Number(wait[1]) + 1) * 1000))
-    return signInWithPassword(page, baseUrl, email, password, retries - 1)
+    return signInWithPassword(page, baseUrl, email, password, landing, retries - 1)
   }
 }
 
-const signInOnce = async (page: Page, baseUrl: string, email: string, password: string) => {
+const signInOnce = async (page: Page, baseUrl: string, email: string, password: string, landing: string) => {
   await page.goto(`${baseUrl}/`)
   await page.getByLabel("Email", { exact: true }).fill(email)
   await page.getByLabel("Password", { exact: true }).fill(password)
   await page.getByRole("button", { name: "Sign in", exact: true }).click()
   // Signed in, or refused in words: a refusal fails here with what the page said. Generous: on a
   // busy machine the password hash and the client's first load take a while.
-  const links = page.getByRole("heading", { name: "Links" })
+  const landed = page.getByRole("heading", { name: landing })
   const alert = page.getByRole("alert")
-  await links.or(alert).first().waitFor({ timeout: 60_000 })
-  if (!(await links.isVisible())) throw new Error(`sign-in refused: ${await alert.first().textContent()}`)
+  await landed.or(alert).first().waitFor({ timeout: 60_000 })
+  if (!(await landed.isVisible())) throw new Error(`sign-in refused: ${await alert.first().textContent()}`)
 }

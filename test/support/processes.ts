@@ -90,6 +90,21 @@ export const runCli = async (args: ReadonlyArray<string>, env: Record<string, st
   return { code, output: proc.output() }
 }
 
+/** Runs the CLI to completion with `stdin` piped in (a password: the CLI reads it from a pipe). */
+export const runCliPiped = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>, stdin: string) => {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "cli/ricochet.ts"), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  child.stdin!.end(stdin)
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+  return { code, output }
+}
+
 const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, what: string, log: () => string) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
@@ -212,6 +227,9 @@ export const roomInThisMinute = async (seconds: number): Promise<void> => {
   const left = 60 - new Date().getUTCSeconds()
   if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200))
 }
+
+/** Waits for the next UTC minute to begin: a fresh window of the limiters, whatever this one counted. */
+export const nextMinute = (): Promise<void> => new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 250))
 
 /** Starts `ricochet engine` and waits until its port answers. */
 export const startEngineProcess = async (env: Record<string, string | undefined>) => {

@@ -38,7 +38,7 @@ describe("the OpenAPI document", () => {
       "DELETE /v1/webhooks/{id}", "GET /v1/webhooks", "GET /v1/webhooks/{id}", "GET /v1/webhooks/{id}/deliveries",
       "PATCH /v1/webhooks/{id}", "POST /v1/webhooks",
       "DELETE /v1/keys/{id}", "DELETE /v1/sessions/current", "GET /v1/keys", "GET /v1/sessions/current", "PATCH /v1/sessions/current",
-      "POST /v1/keys", "POST /v1/sessions"
+      "POST /v1/keys", "POST /v1/sessions", "POST /v1/me/password"
     ].sort())
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "Bearer" })
     expect(document.components.securitySchemes.session).toMatchObject({ type: "apiKey", in: "cookie", name: "ricochet_session" })
@@ -78,6 +78,7 @@ describe("the OpenAPI document", () => {
     ["POST /v1/webhooks", ["201", "400", "401", "403", "422", "429", "500", "503"]],
     ["GET /v1/webhooks/{id}/deliveries", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]],
     ["POST /v1/sessions", ["201", "400", "401", "403", "404", "422", "429", "500", "503"]],
+    ["POST /v1/me/password", ["200", "400", "401", "403", "422", "429", "500", "503"]],
     ["GET /v1/keys", ["200", "401", "403", "429", "500", "503"]],
     ["DELETE /v1/keys/{id}", ["200", "400", "401", "403", "404", "422", "429", "500", "503"]]
   ])("%s answers %j", (name, statuses) => {
@@ -92,6 +93,8 @@ describe("the OpenAPI document", () => {
     ["GET /v1/links", "403", ["plan_required", "forbidden"]],
     ["POST /v1/webhooks", "403", ["plan_required", "forbidden"]],
     ["POST /v1/sessions", "429", ["rate_limit_exceeded"]],
+    ["POST /v1/me/password", "403", ["plan_required", "forbidden"]],
+    ["POST /v1/me/password", "422", ["unprocessable_entity", "unprocessable_entity", "unprocessable_entity"]],
     ["GET /v1/links", "503", ["internal_server_error"]]
   ])("%s %s says which codes it carries: %j", (name, status, codes) => {
     const schemas = JSON.stringify(byName.get(name)!.responses[status].content["application/json"].schema)

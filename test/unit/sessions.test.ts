@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { lastUseRecorder } from "../../control/auth/lastUsed.ts"
 import { clearedSessionCookie, secureCookies, sessionCookie } from "../../control/sessions/cookie.ts"
-import { originAllowed } from "../../control/sessions/csrf.ts"
+import { originAllowed, signInOriginAllowed } from "../../control/sessions/csrf.ts"
 import { ConfigError, loadConfig } from "../../shared/config.ts"
 
 describe("the CSRF Origin check of cookie sessions", () => {
@@ -21,6 +21,29 @@ describe("the CSRF Origin check of cookie sessions", () => {
     ["POST", "http://localhost:3000", undefined, undefined, false]
   ])("%s with Origin %s to Host %s (public origin %s): %s", (method, origin, host, publicOrigin, allowed) => {
     expect(originAllowed(method, origin, host, publicOrigin)).toBe(allowed)
+  })
+})
+
+describe("the Origin check of signing in (login CSRF)", () => {
+  const PUBLIC = "https://links.example.com"
+  it.each<readonly [string | undefined, string | undefined, string | undefined, string | undefined, boolean]>([
+    // A script or curl: no Origin, no Sec-Fetch-Site.
+    [undefined, undefined, "localhost:3000", undefined, true],
+    [undefined, "same-origin", "localhost:3000", undefined, true],
+    [undefined, "none", "localhost:3000", undefined, true],
+    [undefined, "cross-site", "localhost:3000", undefined, false],
+    [undefined, "Cross-Site", "localhost:3000", undefined, false],
+    [undefined, "same-site", "localhost:3000", undefined, false],
+    ["http://localhost:3000", undefined, "localhost:3000", undefined, true],
+    ["http://localhost:3000", "same-origin", "localhost:3000", undefined, true],
+    ["https://links.example.com", "same-origin", "10.0.0.5:3000", PUBLIC, true],
+    ["http://evil.example", undefined, "localhost:3000", undefined, false],
+    ["http://evil.example", "same-origin", "localhost:3000", undefined, false],
+    ["null", undefined, "localhost:3000", undefined, false],
+    ["http://localhost:3001", undefined, "localhost:3000", undefined, false],
+    ["not a url", undefined, "localhost:3000", undefined, false]
+  ])("Origin %s, Sec-Fetch-Site %s, to Host %s (public origin %s): %s", (origin, fetchSite, host, publicOrigin, allowed) => {
+    expect(signInOriginAllowed(origin, fetchSite, host, publicOrigin)).toBe(allowed)
   })
 })
 

@@ -7,7 +7,8 @@ import { currentApiKey } from "./credentials.ts"
 import { failed, failureFromBody, type Outcome, reportFailure } from "./failure.ts"
 
 /**
- * The dashboard's calls beyond links, tags, folders, domains and analytics: sessions, keys,
+ * The dashboard's calls beyond links, tags, folders, domains and analytics: sessions, the
+ * person's password, keys,
  * webhooks, bulk changes, import, and the two downloads. Each is the typed client of the API
  * declaration, with the declaration's shapes.
  */
@@ -24,6 +25,10 @@ export const sessions = {
   current: () => call((c) => c.sessions.current(), true),
   switchWorkspace: (workspaceId: string) => call((c) => c.sessions.switch({ payload: { workspaceId } })),
   delete: () => call((c) => c.sessions.signOut())
+}
+
+export const me = {
+  changePassword: (payload: { currentPassword: string; newPassword: string }) => call((c) => c.me.changePassword({ payload }))
 }
 
 export const keys = {

@@ -5,7 +5,8 @@ import { sessions } from "../api/workspaceCalls.ts"
 import { ErrorNote, Field } from "../ui/controls.tsx"
 
 interface Props {
-  readonly onSession: (session: Session) => void
+  /** Signed in; `password` is passed on for a one-time password's replacement. */
+  readonly onSession: (session: Session, password: string) => void
   readonly onKey: (key: string) => Promise<ApiFailure | undefined>
 }
 
@@ -27,7 +28,7 @@ export const SignIn = ({ onSession, onKey }: Props) => {
           setBusy(true)
           const outcome = await sessions.create({ email, password })
           setBusy(false)
-          if (outcome.ok) onSession(outcome.value)
+          if (outcome.ok) onSession(outcome.value, password)
           else setFailure(outcome.failure)
         }}
       >

@@ -1,0 +1,20 @@
+import { Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Configuration } from "../../shared/config.ts"
+import { clientAddress } from "../api/AdmissionLayer.ts"
+import { Api } from "../api/Api.ts"
+import { CurrentPrincipal } from "../api/Principal.ts"
+import { PasswordService } from "./PasswordService.ts"
+
+export const MeHandlers = HttpApiBuilder.group(Api, "me", (handlers) =>
+  Effect.gen(function*() {
+    const passwords = yield* PasswordService
+    const config = yield* Configuration
+    return handlers.handle("changePassword", ({ payload }) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* passwords.change(principal, payload, clientAddress(request, config.trustProxy))
+      }))
+  }))
