@@ -31,6 +31,8 @@ import { WebhooksHandlers } from "../webhooks/handlers.ts"
 import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
 import { readinessRoute } from "./readiness.ts"
+import { ReferencePageHeaders } from "./referencePageHeaders.ts"
+import { sendNosniff } from "./securityHeaders.ts"
 import { observeRequest } from "./requestObservation.ts"
 import { answerWhileStarting } from "./startingUp.ts"
 import { isDecodablePath } from "./requestPath.ts"
@@ -108,7 +110,8 @@ const ReferencePage = HttpApiScalar.layer(Api, { path: "/v1/docs", scalar: { wit
         Effect.provideService(Configuration, config),
         Effect.provideService(Database, database)
       )
-  })).layer)
+  })).layer),
+  Layer.provide(ReferencePageHeaders)
 )
 
 /**
@@ -122,5 +125,5 @@ export const ApiServerLayer = (host: string, port: number) =>
     disableListenLog: true,
     routerConfig: { maxParamLength: 16 * 1024 }
   }).pipe(
-    Layer.provide(NodeHttpServer.layer(() => answerWhileStarting(answerClientErrors(createServer())), { port, host }))
+    Layer.provide(NodeHttpServer.layer(() => answerWhileStarting(answerClientErrors(sendNosniff(createServer()))), { port, host }))
   )

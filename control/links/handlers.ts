@@ -6,6 +6,7 @@ import { Api } from "../api/Api.ts"
 import { BadRequest, ValidationFailed } from "../api/errors.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
 import { bulkCreate, bulkDelete, bulkUpdate } from "./bulk.ts"
+import { qrResponse } from "./qr/qrResponse.ts"
 import { qrOptions, renderQr } from "./qr/render.ts"
 import { EXPORT_BATCH, exportCsv } from "./export/exportStream.ts"
 import { ImportJobRepository } from "./import/ImportJobRepository.ts"
@@ -104,8 +105,6 @@ export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
           const link = toLink(yield* links.find(workspaceId, params.id), linkBase)
           // Rendering fails only on text too long for a QR code, which a short link never is: a defect.
           const image = yield* Effect.orDie(Effect.tryPromise(() => renderQr(link.shortLink, options)))
-          return typeof image.body === "string"
-            ? HttpServerResponse.text(image.body, { contentType: image.contentType })
-            : HttpServerResponse.uint8Array(image.body, { contentType: image.contentType })
+          return qrResponse(image)
         }))
   }))

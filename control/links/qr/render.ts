@@ -1,5 +1,6 @@
 import QRCode from "qrcode"
 import { ValidationFailed } from "../../api/errors.ts"
+import type { RenderedQr } from "./qrResponse.ts"
 import { QR_DEFAULT_MARGIN, QR_DEFAULT_SIZE, type QrQuery } from "./schema.ts"
 
 /** Readers need dark modules on a light ground, clearly apart: a WCAG contrast ratio of at least this. */
@@ -47,7 +48,7 @@ const renderOptions = (o: QrOptions) => ({
 })
 
 /** The code of `text` as PNG bytes or SVG text. */
-export const renderQr = async (text: string, o: QrOptions): Promise<{ contentType: string; body: Uint8Array | string }> =>
+export const renderQr = async (text: string, o: QrOptions): Promise<RenderedQr> =>
   o.format === "png"
-    ? { contentType: "image/png", body: new Uint8Array(await QRCode.toBuffer(text, { ...renderOptions(o), type: "png" })) }
-    : { contentType: "image/svg+xml", body: await QRCode.toString(text, { ...renderOptions(o), type: "svg" }) }
+    ? { format: "png", body: new Uint8Array(await QRCode.toBuffer(text, { ...renderOptions(o), type: "png" })) }
+    : { format: "svg", body: await QRCode.toString(text, { ...renderOptions(o), type: "svg" }) }
