@@ -23,6 +23,7 @@ import { SessionServiceLayer } from "../sessions/SessionService.ts"
 import { LinksHandlers } from "../links/handlers.ts"
 import { metricsRoute } from "../ops/metrics.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
+import { QrRendererLayer } from "../links/qr/QrRenderer.ts"
 import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts"
 import { TagsHandlers } from "../tags/handlers.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
@@ -43,7 +44,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([SessionsHandlers, SignInHandlers, KeysHandlers]),
   Layer.provide([
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
-    SessionServiceLayer, KeyRepositoryLayer
+    SessionServiceLayer, KeyRepositoryLayer, QrRendererLayer
   ]),
   Layer.provide([AdmissionLayer, CountedByAddressLayer, AdminOnlyLayer, RequestInputLayer, UnexpectedLayer])
 )

@@ -1,4 +1,5 @@
 import { HttpServerResponse } from "effect/http"
+import type { RenderedQr } from "../../../shared/qr/qrWorkerMessages.ts"
 
 /**
  * An SVG opened on its own (a link to the image, a new tab) is a document of this origin, the
@@ -8,10 +9,6 @@ import { HttpServerResponse } from "effect/http"
  * are allowed as they cannot run code.
  */
 export const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
-
-export type RenderedQr =
-  | { readonly format: "png"; readonly body: Uint8Array }
-  | { readonly format: "svg"; readonly body: string }
 
 /** The answer of GET /v1/links/{id}/qr for a rendered image. */
 export const qrResponse = (image: RenderedQr): HttpServerResponse.HttpServerResponse =>
