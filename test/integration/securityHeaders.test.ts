@@ -85,6 +85,23 @@ describe("security headers of /v1 answers", () => {
     expect(res.headers.get("x-frame-options")).toBe("DENY")
   })
 
+  it("a QR code refused while the render queue is full (503): nosniff and Retry-After", async () => {
+    // Bursts of codes with colors of their own (nothing cached or shared) until one is refused:
+    // a workspace holds at most a quarter of the queue, and a 2048-pixel render takes a while.
+    let refused: Response | undefined
+    for (let burst = 0; burst < 5 && refused === undefined; burst++) {
+      const answers = await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+        const res = await get(`/v1/links/${linkId}/qr?size=2048&color=${(burst * 8 + i).toString(16).padStart(6, "0")}`)
+        await res.arrayBuffer()
+        return res
+      }))
+      refused = answers.find((res) => res.status === 503)
+    }
+    expect(refused?.status).toBe(503)
+    expect(refused!.headers.get("retry-after")).toMatch(/^\d+$/)
+    expect(refused!.headers.get("x-content-type-options")).toBe("nosniff")
+  })
+
   // Last: it uses up this address's anonymous allowance.
   it("a refused request past the rate limit (429): nosniff", async () => {
     let res: Response | undefined
