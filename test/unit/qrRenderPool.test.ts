@@ -108,7 +108,9 @@ describe("QrRenderPool", () => {
 
   it("gives up a render that waits past the wait timeout", async () => {
     const pool = start({ renderTimeoutMs: 60_000, waitTimeoutMs: 500 })
-    // Once the thread is ready (it loads for longer than the timeout), a render that blocks it.
+    // The first render starts the thread, which loads for longer than the timeout (that render
+    // may be given up meanwhile); once it is ready, a render that blocks it.
+    render(pool, request("https://go.example/first"))
     await until(() => pool.counts.ready === 1, "ready")
     render(pool, request("hang"))
     await busy(pool)

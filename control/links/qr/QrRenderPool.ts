@@ -88,6 +88,7 @@ export class QrRenderPool {
   /** Renders waiting or being drawn, by key: a request for one of them waits for it too. */
   private readonly jobs = new Map<string, Job>()
   private nextId = 0
+  private started = false
   private stopping = false
   /** Threads replaced after dying or hanging, since the start. */
   restarts = 0
@@ -96,11 +97,13 @@ export class QrRenderPool {
     this.queue = new FairQueue(options.maxWaiting, options.maxPerWorkspace)
   }
 
-  /** Starts the threads; renders asked for before they are ready wait for them. */
+  /**
+   * The pool; its threads start with the first render (each loads for a second or so, and holds
+   * tens of MB, which a control whose codes nobody asks for need not spend). Renders asked for
+   * before they are ready wait for them.
+   */
   static start(options: QrRenderPoolOptions): QrRenderPool {
-    const pool = new QrRenderPool(options)
-    for (let i = 0; i < options.threads; i++) pool.spawn(i)
-    return pool
+    return new QrRenderPool(options)
   }
 
   /** Renders waiting for a thread and being drawn, and the threads ready to draw. */
@@ -133,6 +136,10 @@ export class QrRenderPool {
       job = fresh
       this.jobs.set(request.key, job)
       job.waitTimer = setTimeout(() => this.giveUp(fresh), this.options.waitTimeoutMs ?? WAIT_TIMEOUT_MS)
+      if (!this.started) {
+        this.started = true
+        for (let i = 0; i < this.options.threads; i++) this.spawn(i)
+      }
       this.dispatch()
     } else {
       job.waiters.add(done)
