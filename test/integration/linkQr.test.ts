@@ -53,6 +53,23 @@ describe.each(BACKENDS)("QR codes (%s)", (kind) => {
     expect(svg).toContain('width="512"')
   })
 
+  it("answers the same code again, and the new one once the slug is edited (the cache never keeps an old one)", async () => {
+    const api = apiClient(backend.control.baseUrl, key)
+    const created = await api.post("/v1/links", { url: "https://example.com/qr-edit", slug: "qr-before" })
+    expect(created.status).toBe(201)
+    const code = async () => {
+      const res = await get(`/v1/links/${created.body.id}/qr?size=256`)
+      expect(res.status).toBe(200)
+      return decodePng(Buffer.from(await res.arrayBuffer())).text
+    }
+    expect(await code()).toBe(created.body.shortLink)
+    expect(await code()).toBe(created.body.shortLink)
+    const edited = await api.patch(`/v1/links/${created.body.id}`, { slug: "qr-after" })
+    expect(edited.status).toBe(200)
+    expect(edited.body.shortLink).not.toBe(created.body.shortLink)
+    expect(await code()).toBe(edited.body.shortLink)
+  })
+
   it("refuses bad parameters with 422 and an unknown link with 404", async () => {
     for (const query of ["format=gif", "size=10", "size=5000", "size=abc", "margin=-1", "margin=17", "color=red", "color=fff", "color=ffffff", "color=777777&background=888888"]) {
       const res = await get(`/v1/links/${link.id}/qr?${query}`)
