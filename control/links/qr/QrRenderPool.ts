@@ -57,6 +57,8 @@ interface Thread {
   ready: boolean
   job: Job | undefined
   renderTimer: NodeJS.Timeout | undefined
+  /** Terminated for holding a render past the render timeout. */
+  hung: boolean
 }
 
 const RENDER_TIMEOUT_MS = 30_000
@@ -165,7 +167,7 @@ export class QrRenderPool {
 
   private spawn(index: number): void {
     const worker = new Worker(this.options.entry ?? ENTRY)
-    const thread: Thread = { worker, ready: false, job: undefined, renderTimer: undefined }
+    const thread: Thread = { worker, ready: false, job: undefined, renderTimer: undefined, hung: false }
     this.threads[index] = thread
     worker.on("message", (raw: unknown) => {
       const message = receiveFromThread(raw)
@@ -201,7 +203,10 @@ export class QrRenderPool {
       job.running = true
       thread.job = job
       // A thread that hangs would hold its render, and every render after it, for ever.
-      thread.renderTimer = setTimeout(() => void thread.worker.terminate(), this.options.renderTimeoutMs ?? RENDER_TIMEOUT_MS)
+      thread.renderTimer = setTimeout(() => {
+        thread.hung = true
+        void thread.worker.terminate()
+      }, this.options.renderTimeoutMs ?? RENDER_TIMEOUT_MS)
       const message: ToQrWorker = { type: "render", id: job.id, text: job.request.text, options: job.request.options }
       thread.worker.postMessage(message)
     }
@@ -219,7 +224,8 @@ export class QrRenderPool {
     if (this.stopping) return
     this.restarts++
     const delay = thread.ready ? RESTART_MS : RESTART_UNREADY_MS
-    console.error(`QR render thread ${index} exited (${code})${thread.ready ? "" : " before it was ready"}; starting another in ${delay} ms`)
+    const why = thread.hung ? "was stopped: it held a render past the render timeout" : `exited (${code})${thread.ready ? "" : " before it was ready"}`
+    console.error(`QR render thread ${index} ${why}; starting another in ${delay} ms`)
     setTimeout(() => {
       if (!this.stopping) this.spawn(index)
     }, delay).unref()

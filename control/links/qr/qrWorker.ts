@@ -11,7 +11,7 @@ import { renderQr } from "./renderImage.ts"
  * machine whose cores are all busy the kernel gives the API the core first: a tenant's renders
  * wait, other tenants' requests do not.
  */
-export const QR_WORKER_NICE = 10
+const QR_WORKER_NICE = 10
 
 installConsoleLogging()
 lowerThreadPriority(QR_WORKER_NICE, "QR render thread")
