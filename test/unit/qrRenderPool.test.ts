@@ -110,8 +110,9 @@ describe("QrRenderPool", () => {
     const pool = start({ renderTimeoutMs: 60_000, waitTimeoutMs: 500 })
     // The first render starts the thread, which loads for longer than the timeout (that render
     // may be given up meanwhile); once it is ready, a render that blocks it.
-    render(pool, request("https://go.example/first"))
+    const first = render(pool, request("https://go.example/first"))
     await until(() => pool.counts.ready === 1, "ready")
+    await first.outcome
     render(pool, request("hang"))
     await busy(pool)
     const waiting = render(pool, request("https://go.example/waits"))
