@@ -98,7 +98,7 @@ describe("QrRenderPool", () => {
   })
 
   it("stops a thread that hangs past the render timeout, answers its render, and draws the next on its replacement", async () => {
-    const pool = start({ renderTimeoutMs: 2_000 })
+    const pool = start({ renderTimeoutMs: 8_000 })
     const hung = render(pool, request("hang"))
     const next = render(pool, request("https://go.example/after-hang"))
     expect(reasonOf(await hung.outcome)).toBe("threadLost")
