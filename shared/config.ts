@@ -79,6 +79,10 @@ export interface RicochetConfig {
   readonly webhooksAllowLoopback: boolean
   /** Webhooks: the first retry's delay; each next one doubles, up to an hour, for 24 hours. */
   readonly webhookRetryBaseSeconds: number
+  /** Control: threads drawing QR codes, off the event loop (control/links/qr/QrRenderPool.ts). */
+  readonly qrWorkers: number
+  /** Control: QR renders that may wait for a thread, all workspaces together; a workspace may hold a quarter of them. */
+  readonly qrQueue: number
 }
 
 /** The parsed configuration as a service, so tests can provide their own. */
@@ -146,6 +150,12 @@ const positiveInteger = (env: Env, name: string, fallback: number): number => {
   }
   return Number(raw)
 }
+
+/**
+ * QR render threads: one per core but one (the event loop keeps a core), at least one and at
+ * most two, as a few codes a second is plenty and each thread holds its own memory.
+ */
+const defaultQrWorkers = () => Math.max(1, Math.min(2, availableParallelism() - 1))
 
 /** A whole number of HTTP worker threads, `0` to serve on the main thread, or `auto` (the default): one per core. */
 const engineWorkers = (env: Env, name: string): number => {
@@ -289,6 +299,8 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     compactSeconds: positiveNumber(env, "RICOCHET_COMPACT_SECONDS", 300),
     compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600),
     webhooksAllowLoopback: bool(env, "RICOCHET_WEBHOOKS_ALLOW_LOOPBACK"),
-    webhookRetryBaseSeconds: positiveNumber(env, "RICOCHET_WEBHOOK_RETRY_BASE_SECONDS", 5)
+    webhookRetryBaseSeconds: positiveNumber(env, "RICOCHET_WEBHOOK_RETRY_BASE_SECONDS", 5),
+    qrWorkers: positiveInteger(env, "RICOCHET_QR_WORKERS", defaultQrWorkers()),
+    qrQueue: positiveInteger(env, "RICOCHET_QR_QUEUE", 16)
   }
 }

@@ -5,8 +5,9 @@ import type { Duplex } from "node:stream"
  * Requests Node's HTTP parser refuses never reach a handler: a request line and headers over its
  * 16 KB limit, a malformed header, an unknown method. Node then writes a bare status line with no
  * body. This answers them as the API answers every error, in the same cases Node would answer at
- * all, then closes the connection (its stream cannot be trusted after a parse error). These
- * requests are not admitted or counted, so they carry no RateLimit headers.
+ * all, with nosniff as every other answer (securityHeaders.ts), then closes the connection (its
+ * stream cannot be trusted after a parse error). These requests are not admitted or counted, so
+ * they carry no RateLimit headers.
  */
 
 const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 413: "Payload Too Large", 431: "Request Header Fields Too Large" }
@@ -33,6 +34,7 @@ export const clientErrorResponse = (code: string | undefined): string => {
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
     "Cache-Control: no-store",
+    "X-Content-Type-Options: nosniff",
     "Connection: close",
     "",
     body

@@ -26,6 +26,7 @@ import { SignInOriginLayer } from "../sessions/SignInOriginLayer.ts"
 import { LinksHandlers } from "../links/handlers.ts"
 import { metricsRoute } from "../ops/metrics.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
+import { QrRendererLayer } from "../links/qr/QrRenderer.ts"
 import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts"
 import { TagsHandlers } from "../tags/handlers.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
@@ -34,6 +35,8 @@ import { WebhooksHandlers } from "../webhooks/handlers.ts"
 import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
 import { readinessRoute } from "./readiness.ts"
+import { ReferencePageHeaders } from "./referencePageHeaders.ts"
+import { sendNosniff } from "./securityHeaders.ts"
 import { observeRequest } from "./requestObservation.ts"
 import { answerWhileStarting } from "./startingUp.ts"
 import { isDecodablePath } from "./requestPath.ts"
@@ -45,7 +48,7 @@ const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide(PasswordServiceLayer),
   Layer.provide([
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
-    SessionServiceLayer, KeyRepositoryLayer
+    SessionServiceLayer, KeyRepositoryLayer, QrRendererLayer
   ]),
   Layer.provide([AdmissionLayer, CountedByAddressLayer, SignInOriginLayer, AdminOnlyLayer, RequestChecksLayer, UnexpectedLayer])
 )
@@ -112,7 +115,8 @@ const ReferencePage = HttpApiScalar.layer(Api, { path: "/v1/docs", scalar: { wit
         Effect.provideService(Configuration, config),
         Effect.provideService(Database, database)
       )
-  })).layer)
+  })).layer),
+  Layer.provide(ReferencePageHeaders)
 )
 
 /**
@@ -126,5 +130,5 @@ export const ApiServerLayer = (host: string, port: number) =>
     disableListenLog: true,
     routerConfig: { maxParamLength: 16 * 1024 }
   }).pipe(
-    Layer.provide(NodeHttpServer.layer(() => answerWhileStarting(answerClientErrors(createServer())), { port, host }))
+    Layer.provide(NodeHttpServer.layer(() => answerWhileStarting(answerClientErrors(sendNosniff(createServer()))), { port, host }))
   )

@@ -7,6 +7,7 @@ import { BulkCreate, BulkDelete, BulkDeleteResult, BulkLinkResult, BulkUpdate } 
 import { ExportLinksQuery, LinksCsv } from "./export/schema.ts"
 import { ImportNotFound } from "./import/errors.ts"
 import { ImportJob, ImportJobParams, ImportUpload } from "./import/schema.ts"
+import { QrRendererBusy } from "./qr/errors.ts"
 import { QrImage, QrQuery } from "./qr/schema.ts"
 import { Link, LinkCreate, LinkInfoQuery, LinkPage, LinkUpdate, ListLinksQuery } from "./schema.ts"
 
@@ -130,10 +131,12 @@ export const LinksApi = HttpApiGroup.make("links")
       params: input(IdParams),
       query: input(QrQuery),
       success: QrImage,
-      error: [LinkNotFound.response, ValidationFailed.response]
+      error: [LinkNotFound.response, ValidationFailed.response, QrRendererBusy.response]
     }).middleware(RequestChecks).annotate(
       OpenApi.Description,
       "A QR code that encodes the link's shortLink (error correction M). The colors must keep a contrast ratio of 3:1 or more, " +
-        "the dark modules darker than the background (422 otherwise)."
+        "the dark modules darker than the background (422 otherwise). Codes are drawn by a few threads fed from a bounded " +
+        "queue shared fairly by the workspaces: when it, or this workspace's share of it, is full the answer is a 503 with " +
+        "Retry-After. Codes already drawn are answered from a cache."
     ).annotate(OpenApi.Summary, "QR code of a link, PNG or SVG")
   )

@@ -6,7 +6,9 @@ import { Api } from "../api/Api.ts"
 import { BadRequest, ValidationFailed } from "../api/errors.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
 import { bulkCreate, bulkDelete, bulkUpdate } from "./bulk.ts"
-import { qrOptions, renderQr } from "./qr/render.ts"
+import { qrResponse } from "./qr/qrResponse.ts"
+import { qrOptions } from "./qr/render.ts"
+import { QrRenderer } from "./qr/QrRenderer.ts"
 import { EXPORT_BATCH, exportCsv } from "./export/exportStream.ts"
 import { ImportJobRepository } from "./import/ImportJobRepository.ts"
 import { parseUpload } from "./import/parseUpload.ts"
@@ -22,6 +24,7 @@ export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
     const links = yield* LinkRepository
     const imports = yield* ImportJobRepository
     const linkBase = yield* Configuration
+    const qr = yield* QrRenderer
     const withPlan = <A extends Parameters<typeof checkLinkPlan>[1]>(input: A) =>
       Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => {
         const denied = checkLinkPlan(principal.plan, input)
@@ -102,10 +105,6 @@ export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
           const options = qrOptions(query)
           if ("_tag" in options) return yield* options
           const link = toLink(yield* links.find(workspaceId, params.id), linkBase)
-          // Rendering fails only on text too long for a QR code, which a short link never is: a defect.
-          const image = yield* Effect.orDie(Effect.tryPromise(() => renderQr(link.shortLink, options)))
-          return typeof image.body === "string"
-            ? HttpServerResponse.text(image.body, { contentType: image.contentType })
-            : HttpServerResponse.uint8Array(image.body, { contentType: image.contentType })
+          return qrResponse(yield* qr.render(workspaceId, link.id, link.shortLink, options))
         }))
   }))

@@ -4,7 +4,7 @@ import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { EXPORT_COLUMNS } from "../../control/links/export/columns.ts"
 import { BACKENDS, type Backend, startBackend } from "../support/backends.ts"
-import { apiClient } from "../support/processes.ts"
+import { apiClient, createWorkspace, eventually } from "../support/processes.ts"
 
 // Room for control itself (API, dashboard, jobs, webhooks, metrics) but not for a held ≈ 55 MB export on top.
 const HEAP_MB = 256
@@ -77,6 +77,38 @@ describe.each(BACKENDS)("links export (%s)", (kind) => {
     expect(filtered.map((r) => r.slug)).toEqual(["rich"])
     expect((await csvOf(await exportCsv("?search=plain"))).map((r) => r.slug)).toEqual(["plain"])
     expect(await csvOf(await exportCsv("?domain=elsewhere.example"))).toEqual([])
+  })
+
+  it("writes formula-like cells with a leading ' that an import into another workspace reads back exactly", async () => {
+    const title = '=HYPERLINK("http://evil.example","x")'
+    const tag = await api.post("/v1/tags", { name: "@SUM(1)" })
+    expect(tag.status).toBe(201)
+    const created = await api.post("/v1/links", { url: "https://example.com/formula", slug: "-abc", title, description: "+1", tagIds: [tag.body.id] })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+
+    const csv = await (await exportCsv(`?tagIds=${tag.body.id}`)).text()
+    const [header, line] = parse(csv) as Array<Array<string>>
+    const cellOf = (column: string) => line[header.indexOf(column)]
+    expect(cellOf("title")).toBe(`'${title}`)
+    expect(cellOf("slug")).toBe("'-abc")
+    expect(cellOf("description")).toBe("'+1")
+    // The tag's name is inside a JSON list: the cell starts with `[`, which no spreadsheet runs.
+    expect(cellOf("tags")).toMatch(/^\[/)
+
+    const other = await createWorkspace(backend.control.env, "pro", "Formula import")
+    const otherApi = apiClient(backend.control.baseUrl, other.apiKey)
+    expect((await otherApi.post("/v1/tags", { name: "@SUM(1)" })).status).toBe(201)
+    const job = await otherApi.post("/v1/links/import", csv, { "content-type": "text/csv" })
+    expect(job.status, JSON.stringify(job.body)).toBe(202)
+    let status: any
+    await eventually(async () => {
+      status = (await otherApi.get(`/v1/links/import/${job.body.id}`)).body
+      return status.status === "done"
+    }, 60_000, 200)
+    expect(status).toMatchObject({ created: 1, failed: 0 })
+    const copy = await otherApi.get(`/v1/links/info?domain=${other.domain}&slug=-abc`)
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200)
+    expect(copy.body).toMatchObject({ title, description: "+1", tags: [expect.objectContaining({ name: "@SUM(1)" })] })
   })
 
   it("refuses bad filters with a 422", async () => {

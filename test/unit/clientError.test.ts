@@ -21,6 +21,7 @@ describe("clientErrorResponse", () => {
     expect(lines[0]).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [A-Z]`))
     expect(lines).toContain("Content-Type: application/json")
     expect(lines).toContain("Connection: close")
+    expect(lines).toContain("X-Content-Type-Options: nosniff")
     expect(lines).toContain(`Content-Length: ${Buffer.byteLength(body)}`)
     const parsed = JSON.parse(body)
     expect(Object.keys(parsed)).toEqual(["error"])

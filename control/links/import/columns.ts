@@ -1,3 +1,5 @@
+import { restoreFormula } from "../spreadsheetCells.ts"
+
 /**
  * How the columns of an uploaded CSV map to link fields. Headers are compared without case,
  * spaces, `_` or `-`, so `Long URL`, `long_url` and `longUrl` are one name. Besides our own
@@ -117,7 +119,8 @@ export const toImportRow = (cells: ReadonlyArray<string>, columns: ColumnMap): I
   let domain: string | undefined
   let fromShortLink: { domain?: string; slug?: string } = {}
   columns.targets.forEach((target, i) => {
-    const cell = (cells[i] ?? "").trim()
+    // Our export marks formula-like cells with a leading `'` (spreadsheetCells.ts): read the value it holds.
+    const cell = restoreFormula((cells[i] ?? "").trim())
     if (target === undefined || cell === "") return
     switch (target) {
       case "tags":

@@ -1,5 +1,5 @@
-import QRCode from "qrcode"
 import { ValidationFailed } from "../../api/errors.ts"
+import type { QrRenderOptions } from "../../../shared/qr/qrWorkerMessages.ts"
 import { QR_DEFAULT_MARGIN, QR_DEFAULT_SIZE, type QrQuery } from "./schema.ts"
 
 /** Readers need dark modules on a light ground, clearly apart: a WCAG contrast ratio of at least this. */
@@ -15,13 +15,7 @@ const luminance = (hex: string): number => {
 
 export const contrastRatio = (dark: string, light: string): number => (luminance(light) + 0.05) / (luminance(dark) + 0.05)
 
-export interface QrOptions {
-  readonly format: "png" | "svg"
-  readonly size: number
-  readonly margin: number
-  readonly color: string
-  readonly background: string
-}
+export type QrOptions = QrRenderOptions
 
 /**
  * The options of a query, or the 422 of colors a reader could not tell apart. The dark color
@@ -38,16 +32,3 @@ export const qrOptions = (query: QrQuery): QrOptions | ValidationFailed => {
   }
   return { format: query.format ?? "png", size: query.size ?? QR_DEFAULT_SIZE, margin: query.margin ?? QR_DEFAULT_MARGIN, color, background }
 }
-
-const renderOptions = (o: QrOptions) => ({
-  errorCorrectionLevel: "M" as const,
-  margin: o.margin,
-  width: o.size,
-  color: { dark: `#${o.color}ff`, light: `#${o.background}ff` }
-})
-
-/** The code of `text` as PNG bytes or SVG text. */
-export const renderQr = async (text: string, o: QrOptions): Promise<{ contentType: string; body: Uint8Array | string }> =>
-  o.format === "png"
-    ? { contentType: "image/png", body: new Uint8Array(await QRCode.toBuffer(text, { ...renderOptions(o), type: "png" })) }
-    : { contentType: "image/svg+xml", body: await QRCode.toString(text, { ...renderOptions(o), type: "svg" }) }
