@@ -1,3 +1,5 @@
+// First: on an unsupported Node.js, one line and exit 1 before anything else loads.
+import "./shared/startup/nodeVersion.ts"
 import { Layer } from "effect"
 import { ControlParts, CoreLayer, Ready } from "./control/control.ts"
 import { runProcess } from "./control/runProcess.ts"

@@ -1,3 +1,5 @@
+// First: on an unsupported Node.js, one line and exit 1 before anything else loads.
+import "../shared/startup/nodeVersion.ts"
 import { existsSync } from "node:fs"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
@@ -6,9 +8,9 @@ import type { Sql } from "postgres"
 import { type AdminCommand, type AdminOutcome, sendAdminCommand } from "../control/admin/adminChannel.ts"
 import { runAdminCommandOn } from "../control/admin/runAdminCommand.ts"
 import { openPostgres } from "../shared/db/client.ts"
-import { openEmbedded } from "../control/db/embedded.ts"
-import { migrate } from "../control/db/migrate.ts"
-import type { Plan } from "../control/plans/plans.ts"
+import { DataDirectoryInUse, openEmbedded } from "../control/db/embedded.ts"
+import { migrate, pendingMigrations } from "../control/db/migrate.ts"
+import { type Plan, PLANS } from "../control/plans/plans.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.ts"
 import { portProblem } from "../shared/startup/ports.ts"
 
@@ -35,24 +37,69 @@ const provision = async (config: RicochetConfig, command: AdminCommand, creates:
   if (config.databaseUrl !== undefined) {
     const sql = openPostgres(config.databaseUrl, 2)
     try {
-      await migrate(sql)
+      // The controls migrate a shared database, when they start at this version: never the CLI ahead of them.
+      const pending = await pendingMigrations(sql)
+      if (pending.length > 0) {
+        return {
+          refused: `the database is not at this version's schema (missing ${pending.join(", ")}): start a control of this version, ` +
+            "or run `ricochet migrate`, first"
+        }
+      }
       return await runOn(sql, "postgres")
     } finally {
       await sql.end({ timeout: 5 })
     }
   }
-  const viaServer = await sendAdminCommand(config.dataDir, command)
-  if (viaServer !== undefined) return viaServer
+  const outcome = await withEmbedded(config, creates, (sql) => runOn(sql, "embedded"), command)
+  if (!(outcome instanceof DataDirectoryInUse)) return outcome
+  return { refused: `${outcome.message.replace(/; stop it first.*$/, "")}, and its admin channel does not answer: wait until it has started, or stop it` }
+}
+
+/**
+ * The embedded database of a data directory: through the running server's admin channel when
+ * `command` is given and one answers, else opened here (and migrated, as the server would at its
+ * start) while no server holds the directory.
+ */
+const withEmbedded = async (
+  config: RicochetConfig,
+  creates: boolean,
+  run: (sql: Sql, applied: ReadonlyArray<string>) => Promise<AdminOutcome>,
+  command?: AdminCommand
+): Promise<AdminOutcome | DataDirectoryInUse> => {
+  if (command !== undefined) {
+    const viaServer = await sendAdminCommand(config.dataDir, command)
+    if (viaServer !== undefined) return viaServer
+  }
   // A mistyped RICOCHET_DATA_DIR must not quietly become a second, empty installation.
   if (!creates && !existsSync(path.join(config.dataDir, "pg"))) {
     return { refused: `No database in ${config.dataDir} (set RICOCHET_DATA_DIR to the server's data directory, or DATABASE_URL)` }
   }
-  const db = await openEmbedded(config.dataDir)
+  let db: Awaited<ReturnType<typeof openEmbedded>>
   try {
-    await migrate(db.sql)
-    return await runOn(db.sql, "embedded")
+    db = await openEmbedded(config.dataDir, "the ricochet CLI")
+  } catch (error) {
+    if (!(error instanceof DataDirectoryInUse)) throw error
+    return error
+  }
+  try {
+    return await run(db.sql, await migrate(db.sql))
   } finally {
     await db.close()
+  }
+}
+
+/** `ricochet migrate`: this version's migrations, applied to DATABASE_URL or the data directory. */
+const migrateCommand = async (config: RicochetConfig): Promise<AdminOutcome> => {
+  if (config.databaseUrl === undefined) {
+    const outcome = await withEmbedded(config, true, async (_sql, applied) => ({ result: { applied } }))
+    // A server of this data directory migrated it when it started.
+    return outcome instanceof DataDirectoryInUse ? { result: { applied: [] } } : outcome
+  }
+  const sql = openPostgres(config.databaseUrl, 1)
+  try {
+    return { result: { applied: await migrate(sql) } }
+  } finally {
+    await sql.end({ timeout: 5 })
   }
 }
 
@@ -68,6 +115,12 @@ interface CommandSpec {
 }
 
 const JSON_OPTION = { json: { type: "boolean" as const } }
+
+const ROLES = ["admin", "member"] as const
+
+/** A usage problem with a value that must be one of `allowed`, or undefined when it is one. */
+const notOneOf = (what: string, value: unknown, allowed: ReadonlyArray<string>): string | undefined =>
+  allowed.includes(value as string) ? undefined : `${what} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`
 
 /** Tab-separated rows under a header: easy to read, easy to `cut`. */
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
@@ -92,7 +145,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     summary: "A workspace, its admin key and its subdomain",
     options: { name: { type: "string" }, plan: { type: "string" }, ...JSON_OPTION },
     creates: true,
-    build: async (v) => (v.name === undefined || v.plan === undefined ? "needs --name and --plan" : { command: "workspace.create", name: v.name as string, plan: v.plan as Plan }),
+    build: async (v) =>
+      v.name === undefined || v.plan === undefined
+        ? "needs --name and --plan"
+        : notOneOf("--plan", v.plan, PLANS) ?? { command: "workspace.create", name: v.name as string, plan: v.plan as Plan },
     print: (r) => console.log(`Workspace ${r.workspace.name} (${r.workspace.id}, plan ${r.workspace.plan})\nDomain: ${r.domain}\nAPI key (shown once): ${r.apiKey}`)
   },
   "workspace list": {
@@ -106,7 +162,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: "ricochet workspace set-plan ID free|basic|pro|business [--json]",
     summary: "Changes a workspace's plan",
     options: { ...JSON_OPTION },
-    build: async (_v, p) => (p.length !== 2 ? "needs the workspace id and the plan" : { command: "workspace.setPlan", workspaceId: p[0], plan: p[1] }),
+    build: async (_v, p) =>
+      p.length !== 2
+        ? "needs the workspace id and the plan"
+        : notOneOf("the plan", p[1], PLANS) ?? { command: "workspace.setPlan", workspaceId: p[0], plan: p[1] },
     print: (r) => console.log(`Workspace ${r.name} (${r.id}) is now on plan ${r.plan}`)
   },
   "key create": {
@@ -116,7 +175,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: async (v) =>
       v.workspace === undefined || v.role === undefined
         ? "needs --workspace and --role"
-        : { command: "key.create", workspaceId: v.workspace as string, role: v.role as "admin" | "member" },
+        : notOneOf("--role", v.role, ROLES) ?? { command: "key.create", workspaceId: v.workspace as string, role: v.role as "admin" | "member" },
     print: (r) => console.log(`API key for a new ${r.role} (shown once): ${r.apiKey}`)
   },
   "key list": {
@@ -143,6 +202,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: { email: { type: "string" }, workspace: { type: "string" }, role: { type: "string" }, ...JSON_OPTION },
     build: async (v) => {
       if (v.email === undefined || v.workspace === undefined || v.role === undefined) return "needs --email, --workspace and --role"
+      const badRole = notOneOf("--role", v.role, ROLES)
+      if (badRole !== undefined) return badRole
       const password = await passwordFromStdin()
       return {
         command: "user.create",
@@ -178,32 +239,70 @@ const COMMANDS: Record<string, CommandSpec> = {
   }
 }
 
+/** Commands that run a process, or act on the schema, rather than send one admin command. */
+const PROCESSES: Record<string, { readonly usage: string; readonly summary: string }> = {
+  control: { usage: "ricochet control", summary: "Runs the control plane alone (API and background jobs); it migrates the database at its start" },
+  engine: { usage: "ricochet engine", summary: "Runs a redirect engine alone (needs DATABASE_URL; NATS_URL for freshness)" },
+  migrate: { usage: "ricochet migrate [--json]", summary: "Applies this version's database migrations (controls do at their start; the other commands never do)" }
+}
+
 const USAGE = [
   "Usage:",
   ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
-  "  ricochet control            run the control plane alone (API and background jobs)",
-  "  ricochet engine             run a redirect engine alone (needs DATABASE_URL; NATS_URL for freshness)",
+  ...Object.values(PROCESSES).map((c) => `  ${c.usage.padEnd(26)} ${c.summary}`),
   "  ricochet COMMAND --help     one command's usage",
   "Exit codes: 0 done, 1 failed, 2 usage error."
 ].join("\n")
 
-const main = async () => {
-  const [noun, verb, ...rest] = process.argv.slice(2)
-  if (noun === undefined || noun === "--help" || noun === "-h" || noun === "help") {
-    console.log(USAGE)
-    return
-  }
-  const spec = COMMANDS[`${noun} ${verb}`]
-  if (spec !== undefined && (rest.includes("--help") || rest.includes("-h"))) {
-    console.log(`Usage: ${spec.usage}\n${spec.summary}`)
-    return
-  }
-  let config: RicochetConfig
+const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h"
+
+const helpOf = (specs: ReadonlyArray<{ readonly usage: string; readonly summary: string }>) =>
+  specs.map((spec) => `Usage: ${spec.usage}\n${spec.summary}`).join("\n\n")
+
+/** The configuration, or the process ends with the setting that is wrong. */
+const configOrFail = (): RicochetConfig => {
   try {
-    config = loadConfig()
+    return loadConfig()
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message)
     throw error
+  }
+}
+
+const main = async () => {
+  const [noun, verb, ...rest] = process.argv.slice(2)
+  if (noun === undefined || isHelp(noun) || noun === "help") {
+    console.log(USAGE)
+    return
+  }
+  const processCommand = PROCESSES[noun]
+  if (processCommand !== undefined) {
+    if (isHelp(verb)) return console.log(helpOf([processCommand]))
+    const extra = [verb, ...rest].filter((arg) => arg !== undefined && !(noun === "migrate" && arg === "--json"))
+    if (extra.length > 0) return fail(`${noun} takes no ${JSON.stringify(extra[0])}\nUsage: ${processCommand.usage}`, 2)
+  }
+  const spec = COMMANDS[`${noun} ${verb}`]
+  if (spec !== undefined && (rest.some(isHelp))) {
+    console.log(helpOf([spec]))
+    return
+  }
+  if (processCommand === undefined && spec === undefined) {
+    const family = Object.entries(COMMANDS).filter(([name]) => name.split(" ")[0] === noun).map(([, command]) => command)
+    if (family.length > 0 && (verb === undefined || isHelp(verb))) {
+      if (isHelp(verb)) return console.log(helpOf(family))
+      return fail(`${noun} needs a command:\n${family.map((c) => `  ${c.usage}`).join("\n")}`, 2)
+    }
+    const named = family.length > 0 ? `${noun} ${verb}` : noun
+    return fail(`unknown command ${JSON.stringify(named)}\n${USAGE}`, 2)
+  }
+  const config = configOrFail()
+  if (noun === "migrate") {
+    const outcome = await migrateCommand(config)
+    if ("refused" in outcome) return fail(outcome.refused)
+    const { applied } = outcome.result as { applied: ReadonlyArray<string> }
+    if (rest.includes("--json") || verb === "--json") console.log(JSON.stringify({ applied }))
+    else console.log(applied.length === 0 ? "Database up to date." : `Database migrated (${applied.join(", ")}).`)
+    return
   }
   // The processes' code is loaded only to run them: administrative commands start quicker without it.
   if (noun === "control" && verb === undefined) {
@@ -252,7 +351,7 @@ const main = async () => {
     }
   })()
   const command = await spec.build(values, positionals)
-  if (typeof command === "string") return fail(`${noun} ${verb} ${command}\nUsage: ${spec.usage}`, 2)
+  if (typeof command === "string") return fail(`${noun} ${verb}: ${command}\nUsage: ${spec.usage}`, 2)
   const outcome = await provision(config, command, spec.creates === true)
   if ("refused" in outcome) return fail(outcome.refused)
   if (values.json) console.log(JSON.stringify(outcome.result))

@@ -4,6 +4,8 @@ import { Database } from "../shared/db/Database.ts"
 import { ChangeBus } from "../shared/bus/ChangeBus.ts"
 import { hostname } from "node:os"
 import * as path from "node:path"
+import { describeHolder, lockDirectory } from "../shared/startup/directoryLock.ts"
+import { StartupFailure } from "../shared/startup/startupFailure.ts"
 import { startEngine } from "./engine.ts"
 
 /** The engine did not start (its port taken, the database unreachable, the click spool not opened). */
@@ -12,6 +14,54 @@ export class EngineStartError extends Data.TaggedError("EngineStartError")<{ rea
     return `the engine did not start: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
   }
 }
+
+const inUse = (engineId: string, by: string) =>
+  new StartupFailure({
+    message: `RICOCHET_ENGINE_ID: the engine id ${JSON.stringify(engineId)} is in use by another engine (${by}); ` +
+      "every engine needs its own id, or their click files overwrite each other"
+  })
+
+/**
+ * The engine's id, held while it runs: its spool directory locked on this machine, and the id
+ * claimed on the bus among all the engines (NATS). Two engines with one id write click files of
+ * the same names, and one's clicks are lost without a word: the second is refused at its start,
+ * and one that finds later that another holds its id (claimed while NATS was away) stops.
+ */
+const holdEngineId = (engineId: string, spoolDir: string) =>
+  Effect.gen(function*() {
+    const bus = yield* ChangeBus
+    const lock = yield* Effect.acquireRelease(
+      Effect.promise(() => lockDirectory(spoolDir, `engine ${engineId}`)),
+      (lock) => ("heldBy" in lock ? Effect.void : Effect.promise(() => lock.release()))
+    )
+    if ("heldBy" in lock) return yield* inUse(engineId, describeHolder(lock.heldBy))
+    if (bus.claim === undefined) return
+    const holder = JSON.stringify({ host: hostname(), pid: process.pid, spoolDir: path.resolve(spoolDir), since: new Date().toISOString() })
+    const claim = yield* Effect.acquireRelease(
+      Effect.promise(() =>
+        bus.claim!({
+          key: `engine.${engineId.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+          holder,
+          // This machine's earlier life of this engine: the spool lock just taken proves it has ended.
+          mayReplace: (current) => {
+            try {
+              const other = JSON.parse(current) as { host?: string; spoolDir?: string }
+              return other.host === hostname() && other.spoolDir === path.resolve(spoolDir)
+            } catch {
+              return false
+            }
+          },
+          onConflict: (current) => {
+            console.error(`ricochet: ${inUse(engineId, current).message}; stopping`)
+            process.exitCode = 1
+            process.kill(process.pid, "SIGTERM")
+          }
+        })
+      ),
+      (claim) => (claim.held ? Effect.promise(() => claim.release()) : Effect.void)
+    )
+    if (!claim.held) return yield* inUse(engineId, claim.by)
+  })
 
 /**
  * The engine as a scoped resource: started with the process, stopped gracefully (in-flight
@@ -32,6 +82,7 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
     maxPendingClicks: config.spoolBufferClicks,
     maxPendingBytes: Math.floor(config.spoolBufferMegabytes * 1024 * 1024)
   }
+  yield* holdEngineId(engineId, spool.spoolDir)
   console.log("Starting the engine…")
   const engine = yield* Effect.acquireRelease(
     Effect.tryPromise({ try: () => startEngine({ config, sql, bus, spool }), catch: (cause) => new EngineStartError({ cause }) }),

@@ -109,6 +109,10 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
       port: config.engineAdminPort,
       sql,
       busConnected: () => busState.connected,
+      knownAnswers: async () => {
+        const { total } = await running.stats()
+        return total.links + total.domains
+      },
       metrics: async () => render(snapshotOf((await running.stats()).total, busState.connected, busReconnects, clicks))
     }).catch(async (error) => {
       await running.stop()

@@ -5,6 +5,14 @@ import * as path from "node:path"
 import postgres from "postgres"
 import type { Sql } from "postgres"
 import { clientOptions } from "../../shared/db/client.ts"
+import { describeHolder, type LockHolder, lockDirectory } from "../../shared/startup/directoryLock.ts"
+
+/** Another process (a server, or the CLI opening it) holds the data directory. */
+export class DataDirectoryInUse extends Error {
+  constructor(readonly dataDir: string, readonly holder: LockHolder) {
+    super(`the data directory ${dataDir} is in use by another Ricochet process (${describeHolder(holder)}); stop it first, or set RICOCHET_DATA_DIR to another directory`)
+  }
+}
 
 export interface EmbeddedDatabase {
   readonly sql: Sql
@@ -20,8 +28,23 @@ export interface EmbeddedDatabase {
  * interleaves their protocol messages outside transactions (two clients' unnamed statements can
  * clash), so the socket accepts one connection and the pool holds exactly that one. Other local
  * processes (the CLI) reach a running server through its admin socket instead.
+ *
+ * One process at a time opens a data directory (a lock file in it, see directoryLock.ts): two
+ * PGlite instances on the same files lose writes. `holder` says who this one is, for the message
+ * the next one gets. Throws DataDirectoryInUse when another process holds it.
  */
-export const openEmbedded = async (dataDir: string): Promise<EmbeddedDatabase> => {
+export const openEmbedded = async (dataDir: string, holder: string): Promise<EmbeddedDatabase> => {
+  const lock = await lockDirectory(dataDir, holder)
+  if ("heldBy" in lock) throw new DataDirectoryInUse(dataDir, lock.heldBy)
+  try {
+    return await openLocked(dataDir, lock.release)
+  } catch (error) {
+    await lock.release()
+    throw error
+  }
+}
+
+const openLocked = async (dataDir: string, release: () => Promise<void>): Promise<EmbeddedDatabase> => {
   const pgDir = path.join(dataDir, "pg")
   const runDir = path.join(dataDir, "run")
   await mkdir(pgDir, { recursive: true })
@@ -52,6 +75,7 @@ export const openEmbedded = async (dataDir: string): Promise<EmbeddedDatabase> =
       await sql.end({ timeout: 5 })
       await server.stop()
       await db.close()
+      await release()
     }
   }
 }

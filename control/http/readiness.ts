@@ -18,29 +18,39 @@ const probeDatabase = (sql: Sql, timeoutMs: number): Effect.Effect<DatabaseState
     Effect.catchTag("DatabaseError", () => Effect.succeed<DatabaseState>("unreachable"))
   )
 
-/** The body and status of /readyz for the states found: what a load balancer or orchestrator reads. */
+const BUS_DEGRADED = "the change bus is disconnected: the API works, changes reach the engines once it is back " +
+  "(their cached answers expire meanwhile)"
+
+/**
+ * The body and status of /readyz for the states found: what a load balancer or orchestrator reads.
+ * Ready means "can serve the API", which needs the database only: without the bus control still
+ * answers (the outbox keeps the changes until it is back), so a lost bus is `degraded`, never a
+ * reason to take every control out of rotation at once.
+ */
 export const readinessReport = (database: DatabaseState, bus: BusState) => {
-  if (database === "ok" && bus === "ok") return { status: 200, body: { status: "ready", database, bus } }
-  const failing = [
-    database === "timeout" ? `the database did not answer within ${READY_DATABASE_TIMEOUT_MS / 1000} s` : undefined,
-    database === "unreachable" ? "the database cannot be reached" : undefined,
-    bus === "disconnected" ? "the change bus is disconnected" : undefined
-  ].filter((reason) => reason !== undefined)
+  if (database === "ok") {
+    return bus === "ok"
+      ? { status: 200, body: { status: "ready", database, bus } }
+      : { status: 200, body: { status: "degraded", database, bus, warning: BUS_DEGRADED } }
+  }
+  const reason = database === "timeout"
+    ? `the database did not answer within ${READY_DATABASE_TIMEOUT_MS / 1000} s`
+    : "the database cannot be reached"
   return {
     status: 503,
     body: {
       status: "not_ready",
       database,
       bus,
-      error: { code: "internal_server_error", message: `Not ready: ${failing.join("; ")}` }
+      error: { code: "internal_server_error", message: `Not ready: ${reason}` }
     }
   }
 }
 
 /**
- * GET /readyz: 200 while the database answers and the bus is connected, else 503 naming which
- * failed. Unlike /healthz (liveness: the process runs) it asks the database, and unlike the API it
- * counts no rate limit (that would ask the database too).
+ * GET /readyz: 200 while the database answers (`degraded` when the bus is disconnected), else 503
+ * naming why. Unlike /healthz (liveness: the process runs) it asks the database, and unlike the
+ * API it counts no rate limit (that would ask the database too).
  */
 export const readinessRoute = Effect.gen(function*() {
   const { sql } = yield* Database

@@ -10,7 +10,34 @@ export interface AdminServerOptions {
   readonly port: number
   readonly sql: Sql
   readonly busConnected: () => boolean
+  /** Links and domains this engine can answer without the database (its caches and last known answers). */
+  readonly knownAnswers: () => Promise<number>
   readonly metrics: () => Promise<string>
+}
+
+/**
+ * /readyz's answer: ready while the engine can serve, from the database or from what it already
+ * knows. Without the bus it still redirects (its cache entries expire on their TTL), so a lost bus
+ * is `degraded`; without the database it answers what it has cached, so it is unready only when
+ * it knows nothing either, which is when a load balancer should send visitors elsewhere.
+ */
+export const engineReadiness = (database: boolean, bus: boolean, known: number) => {
+  const warnings = [
+    bus ? undefined : "the change bus is disconnected: changes reach this engine when its cache entries expire",
+    database ? undefined : `the database does not answer: serving the ${known} links and domains already known`
+  ].filter((warning) => warning !== undefined)
+  const states = { database: database ? "ok" : "unreachable", bus: bus ? "ok" : "disconnected" }
+  if (database || known > 0) {
+    return { status: 200, body: warnings.length === 0 ? { status: "ready", ...states } : { status: "degraded", ...states, warning: warnings.join("; ") } }
+  }
+  return {
+    status: 503,
+    body: {
+      status: "not_ready",
+      ...states,
+      error: { code: "internal_server_error", message: "Not ready: the database does not answer and nothing is cached to answer from" }
+    }
+  }
 }
 
 const databaseAnswers = (sql: Sql): Promise<boolean> =>
@@ -35,16 +62,10 @@ export const startAdminServer = async (options: AdminServerOptions) => {
       case "/healthz":
         return json(200, { status: "ok" })
       case "/readyz":
-        return void databaseAnswers(options.sql).then((database) => {
-          const bus = options.busConnected()
-          if (database && bus) return json(200, { status: "ready", database: "ok", bus: "ok" })
-          const failing = [database ? undefined : "the database does not answer", bus ? undefined : "the change bus is disconnected"]
-          json(503, {
-            status: "not_ready",
-            database: database ? "ok" : "unreachable",
-            bus: bus ? "ok" : "disconnected",
-            error: { code: "internal_server_error", message: `Not ready: ${failing.filter(Boolean).join("; ")}` }
-          })
+        return void databaseAnswers(options.sql).then(async (database) => {
+          const known = database ? 0 : await options.knownAnswers().catch(() => 0)
+          const { status, body } = engineReadiness(database, options.busConnected(), known)
+          json(status, body)
         })
       case "/metrics":
         return void options.metrics().then(

@@ -1,4 +1,5 @@
 import type { BusChange, ChangeEvent } from "./events.ts"
+import type { ClaimOutcome, LeaseRequest } from "./natsLease.ts"
 
 /**
  * Whether events are reaching this process. While disconnected, `since` is the last moment the
@@ -26,6 +27,12 @@ export interface Bus {
   readonly onState: (listener: (state: BusState) => void) => () => void
   /** Whether the bus is connected now (control's /readyz); the in-process bus always is. */
   readonly isConnected: () => boolean
+  /**
+   * Holds a key among every process on the bus while this one runs (an engine's id), or says who
+   * does. Absent where the bus reaches no other process (in-process, none). While the bus is not
+   * reached yet the claim is granted, and made once it is: a holder found then is `onConflict`.
+   */
+  readonly claim?: (request: LeaseRequest) => Promise<ClaimOutcome>
   readonly close: () => Promise<void>
 }
 

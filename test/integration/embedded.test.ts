@@ -133,6 +133,8 @@ describe("provisioning CLI against PostgreSQL", () => {
     const db = await createTestDatabase()
     try {
       const env = { DATABASE_URL: db.url }
+      // The CLI works on a database at this version's schema: what a control (or this) applies.
+      expect((await runCli(["migrate"], env)).code).toBe(0)
       const ws = await createWorkspace(env, "basic", "Béta Co")
       expect(ws.workspace.slug).toBe("beta-co")
       expect(ws.workspace.plan).toBe("basic")
