@@ -6,6 +6,7 @@ import { afterFailure, isDelivered, shouldDisable } from "./retry.ts"
 import { send, type SendResult } from "./send.ts"
 import { signedHeaders } from "./signing.ts"
 import { onWebhooksDue } from "./signal.ts"
+import { makeTargetLookup, type TargetLookup } from "./targetLookup.ts"
 
 /** Longer than a send's timeout: a row is claimed again only if its sender died. */
 const LEASE_SECONDS = 60
@@ -79,14 +80,17 @@ export const pruneDeliveries = (sql: Sql) =>
   sql`DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < now() - interval '30 days'`
 
 /** Claims a batch, sends it, records each outcome; the number of deliveries attempted. */
-export const deliverDue = async (sql: Sql, options: { readonly allowLoopback: boolean; readonly retryBaseMs: number }): Promise<number> => {
+export const deliverDue = async (
+  sql: Sql,
+  options: { readonly allowLoopback: boolean; readonly lookup: TargetLookup; readonly retryBaseMs: number }
+): Promise<number> => {
   const rows = await claimDue(sql, BATCH)
   let next = 0
   const worker = async () => {
     while (next < rows.length) {
       const row = rows[next++]
       const now = new Date()
-      const result = await send(row.url, signedHeaders(row.secret, row.message_id, row.payload, now), row.payload, { allowLoopback: options.allowLoopback })
+      const result = await send(row.url, signedHeaders(row.secret, row.message_id, row.payload, now), row.payload, { allowLoopback: options.allowLoopback, lookup: options.lookup })
       await recordAttempt(sql, row, result, new Date(), options.retryBaseMs)
     }
   }
@@ -102,7 +106,11 @@ export const deliverDue = async (sql: Sql, options: { readonly allowLoopback: bo
 export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind } = yield* Database
   const config = yield* Configuration
-  const options = { allowLoopback: config.webhooksAllowLoopback, retryBaseMs: config.webhookRetryBaseSeconds * 1000 }
+  const options = {
+    allowLoopback: config.webhooksAllowLoopback,
+    lookup: makeTargetLookup(config.dnsServers, config.webhooksAllowLoopback),
+    retryBaseMs: config.webhookRetryBaseSeconds * 1000
+  }
   let wake: (() => void) | undefined
   onWebhooksDue(() => wake?.())
   yield* Effect.addFinalizer(() => Effect.sync(() => onWebhooksDue(undefined)))
