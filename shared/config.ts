@@ -46,7 +46,7 @@ export interface RicochetConfig {
   /** Custom domains: CNAME target for subdomain hosts, A record address for apex hosts. */
   readonly cnameTarget: string
   readonly aTarget: string | undefined
-  /** DNS servers for domain verification (host:port); the system resolver when empty. */
+  /** DNS servers for domain verification and webhook deliveries (host:port); the system resolver when empty. */
   readonly dnsServers: ReadonlyArray<string>
   /** A pending domain still wrong after this long becomes failed. */
   readonly domainGraceHours: number
@@ -79,6 +79,8 @@ export interface RicochetConfig {
   readonly webhooksAllowLoopback: boolean
   /** Webhooks: the first retry's delay; each next one doubles, up to an hour, for 24 hours. */
   readonly webhookRetryBaseSeconds: number
+  /** Webhooks: pending deliveries kept per webhook (paused, disabled or failing); past it the oldest are dropped. */
+  readonly webhookBacklog: number
 }
 
 /** The parsed configuration as a service, so tests can provide their own. */
@@ -289,6 +291,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     compactSeconds: positiveNumber(env, "RICOCHET_COMPACT_SECONDS", 300),
     compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600),
     webhooksAllowLoopback: bool(env, "RICOCHET_WEBHOOKS_ALLOW_LOOPBACK"),
-    webhookRetryBaseSeconds: positiveNumber(env, "RICOCHET_WEBHOOK_RETRY_BASE_SECONDS", 5)
+    webhookRetryBaseSeconds: positiveNumber(env, "RICOCHET_WEBHOOK_RETRY_BASE_SECONDS", 5),
+    webhookBacklog: positiveInteger(env, "RICOCHET_WEBHOOK_BACKLOG", 10_000)
   }
 }
