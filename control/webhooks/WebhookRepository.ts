@@ -5,6 +5,7 @@ import { newId } from "../../shared/ids.ts"
 import { type ServiceUnavailable, unknownReference, ValidationFailed } from "../api/errors.ts"
 import { query, run, transaction } from "../db/sql.ts"
 import { toIso } from "../http/fields.ts"
+import { countWebhookDelivery } from "../ops/metrics.ts"
 import { WebhookNotFound } from "./errors.ts"
 import type { Webhook, WebhookCreate, WebhookDelivery, WebhookEventType, WebhookUpdate } from "./schema.ts"
 import { resetOnEnable, trimBacklogs } from "./deliveryQueue.ts"
@@ -152,7 +153,12 @@ export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen
               if (enabling) Object.assign(changes, resetOnEnable)
             }
             if (Object.keys(changes).length === 0) return toWebhook(existing)
-            if (enabling) yield* run(() => trimBacklogs(tx, webhookBacklog, id))
+            if (enabling) {
+              for (const { dropped } of yield* run(() => trimBacklogs(tx, webhookBacklog, id))) {
+                yield* Effect.logWarning(`webhook ${id}: ${dropped} oldest unsent deliveries dropped on re-enabling, over its backlog of ${webhookBacklog}`)
+                yield* countWebhookDelivery("dropped", dropped)
+              }
+            }
             const [row] = yield* run(() =>
               tx<WebhookRow[]>`UPDATE webhooks SET ${tx(changes)}, updated_at = now() WHERE id = ${id} RETURNING ${tx.unsafe(COLUMNS)}`
             )

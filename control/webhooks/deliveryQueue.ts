@@ -141,7 +141,7 @@ export const recordAttempt = (sql: Sql, row: Claimed, result: SendResult, now: D
     } WHERE id = ${row.webhook_id}`
     if (failingSince !== null && shouldDisable(failingSince, now)) {
       const reason = `Disabled at ${now.toISOString()}: every delivery failed since ${failingSince.toISOString()} ` +
-        `(3 days); the last one: ${describe(result)}. PATCH {"enabled": true} re-enables it; the events of the meantime wait for it.`
+        `(3 days); the last one: ${describe(result)}. PATCH {"enabled": true} re-enables it and sends the events kept meanwhile.`
       await tx`UPDATE webhooks SET enabled = false, disabled_reason = ${reason}, updated_at = now() WHERE id = ${row.webhook_id} AND enabled`
     }
     return outcome
