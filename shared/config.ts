@@ -46,7 +46,7 @@ export interface RicochetConfig {
   /** Custom domains: CNAME target for subdomain hosts, A record address for apex hosts. */
   readonly cnameTarget: string
   readonly aTarget: string | undefined
-  /** DNS servers for domain verification (host:port); the system resolver when empty. */
+  /** DNS servers for domain verification and webhook deliveries (host:port); the system resolver when empty. */
   readonly dnsServers: ReadonlyArray<string>
   /** A pending domain still wrong after this long becomes failed. */
   readonly domainGraceHours: number
@@ -83,6 +83,8 @@ export interface RicochetConfig {
   readonly qrWorkers: number
   /** Control: QR renders that may wait for a thread, all workspaces together; a workspace may hold a quarter of them. */
   readonly qrQueue: number
+  /** Webhooks: pending deliveries kept per webhook (paused, disabled or failing); past it the oldest are dropped. */
+  readonly webhookBacklog: number
 }
 
 /** The parsed configuration as a service, so tests can provide their own. */
@@ -301,6 +303,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     webhooksAllowLoopback: bool(env, "RICOCHET_WEBHOOKS_ALLOW_LOOPBACK"),
     webhookRetryBaseSeconds: positiveNumber(env, "RICOCHET_WEBHOOK_RETRY_BASE_SECONDS", 5),
     qrWorkers: positiveInteger(env, "RICOCHET_QR_WORKERS", defaultQrWorkers()),
-    qrQueue: positiveInteger(env, "RICOCHET_QR_QUEUE", 16)
+    qrQueue: positiveInteger(env, "RICOCHET_QR_QUEUE", 16),
+    webhookBacklog: positiveInteger(env, "RICOCHET_WEBHOOK_BACKLOG", 10_000)
   }
 }

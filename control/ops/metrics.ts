@@ -2,14 +2,17 @@ import { Effect, Exit, Metric, Predicate } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 
-/** Webhook deliveries by result (`delivered`, `failed`, `gave_up`…): the delivery code calls countWebhookDelivery. */
+/**
+ * Webhook delivery attempts by result: `delivered`, `failed` (retried later), `gave_up` (its 24 h
+ * are over); and `dropped`, deliveries never sent because their webhook's backlog overflowed.
+ */
 const webhookDeliveries = Metric.counter("ricochet_control_webhook_deliveries_total", {
   description: "Webhook deliveries attempted, by result",
   incremental: true
 })
 
-export const countWebhookDelivery = (result: string) =>
-  Metric.update(Metric.withAttributes(webhookDeliveries, { result }), 1)
+export const countWebhookDelivery = (result: string, count = 1) =>
+  Metric.update(Metric.withAttributes(webhookDeliveries, { result }), count)
 
 /** Domain checks by result: `ok` (the records are right) or `wrong`; with several controls, each domain is counted by the one that checked it. */
 const domainChecks = Metric.counter("ricochet_control_domain_checks_total", {

@@ -13,9 +13,9 @@ import { enqueueWebhookEvents, type WebhookEvent } from "./events.ts"
  * link.clicked comes from the click pipeline's output, never from the redirect: the engines' click
  * writers (off the hot path) classify visits, drop bots and roll what people and agents did into
  * Parquet files every RICOCHET_ROLL_SECONDS; this job reads each new engine file once, and turns
- * its clicks, for workspaces with a link.clicked webhook, into deliveries. A file is claimed in
- * webhook_click_files in the transaction that enqueues them, so with several control processes its
- * clicks are sent once. Only files of the last two hours are looked at (a control process that was
+ * its clicks, for workspaces with a link.clicked webhook (paused ones too: their clicks wait for
+ * them, as other events do), into deliveries. A file is claimed in webhook_click_files in the
+ * transaction that enqueues them, so with several control processes its clicks are sent once. Only files of the last two hours are looked at (a control process that was
  * down longer does not replay old clicks).
  */
 const LOOK_BACK_MS = 2 * 3_600_000
@@ -96,7 +96,7 @@ const engineFiles = async (clicksDir: string, now: number): Promise<Array<string
  */
 export const feedClicks = async (sql: Sql, store: ClickStore["Service"], done: Set<string>, now = Date.now()): Promise<number> => {
   const watching = await sql<{ workspace_id: string }[]>`
-    SELECT DISTINCT workspace_id FROM webhooks WHERE enabled AND 'link.clicked' = ANY(events)`
+    SELECT DISTINCT workspace_id FROM webhooks WHERE 'link.clicked' = ANY(events)`
   if (watching.length === 0) return 0
   const listed = await engineFiles(store.clicksDir, now)
   const listedSet = new Set(listed)

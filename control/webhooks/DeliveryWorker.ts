@@ -1,116 +1,53 @@
-import { Effect, Layer } from "effect"
-import type { Sql } from "postgres"
+import { Effect, FiberSet, Layer } from "effect"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
-import { afterFailure, isDelivered, shouldDisable } from "./retry.ts"
-import { send, type SendResult } from "./send.ts"
+import { countWebhookDelivery } from "../ops/metrics.ts"
+import { type Claimed, claimDue, pruneDeliveries, recordAttempt, trimBacklogs } from "./deliveryQueue.ts"
+import { PROCESS_POOL } from "./fairClaim.ts"
+import { send } from "./send.ts"
 import { signedHeaders } from "./signing.ts"
 import { onWebhooksDue } from "./signal.ts"
+import { makeTargetLookup } from "./targetLookup.ts"
 
-/** Longer than a send's timeout: a row is claimed again only if its sender died. */
-const LEASE_SECONDS = 60
-const BATCH = 20
-const CONCURRENCY = 8
-
-interface Claimed {
-  id: string
-  webhook_id: string
-  message_id: string
-  payload: string
-  attempts: number
-  created_at: Date
-  url: string
-  secret: string
-}
+/** How often backlogs over RICOCHET_WEBHOOK_BACKLOG are trimmed, and the log pruned. */
+const TRIM_EVERY_MS = 5_000
+const PRUNE_EVERY_MS = 3_600_000
 
 /**
- * Claims due deliveries: each the oldest pending row of its webhook and order key (so one link's
- * events go out one after the other, in order), of an enabled webhook, not leased by another
- * sender. FOR UPDATE SKIP LOCKED and the lease keep two control processes from sending a row twice.
- */
-export const claimDue = (sql: Sql, limit: number) =>
-  sql<Claimed[]>`
-    UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
-    FROM webhooks w
-    WHERE w.id = d.webhook_id AND d.id IN (
-      SELECT c.id FROM webhook_deliveries c JOIN webhooks cw ON cw.id = c.webhook_id AND cw.enabled
-      WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND (c.lease_until IS NULL OR c.lease_until < now())
-        AND NOT EXISTS (
-          SELECT 1 FROM webhook_deliveries e
-          WHERE e.webhook_id = c.webhook_id AND e.order_key = c.order_key AND e.status = 'pending' AND e.id < c.id)
-      ORDER BY c.id
-      LIMIT ${limit}
-      FOR UPDATE OF c SKIP LOCKED)
-    RETURNING d.id, d.webhook_id, d.message_id, d.payload, d.attempts, d.created_at, w.url, w.secret`
-
-const describe = (result: SendResult): string => (result.status === null ? result.error ?? "no answer" : `HTTP ${result.status}`)
-
-/** Stores an attempt's outcome; a failure also counts against the webhook, which is disabled after 3 days of them. */
-export const recordAttempt = async (sql: Sql, row: Claimed, result: SendResult, now: Date, retryBaseMs: number): Promise<void> => {
-  const attempts = row.attempts + 1
-  const common = {
-    attempts,
-    last_attempt_at: now,
-    lease_until: null,
-    response_status: result.status,
-    response_excerpt: result.excerpt,
-    last_error: result.status === null ? result.error : null
-  }
-  if (result.status !== null && isDelivered(result.status)) {
-    await sql`UPDATE webhook_deliveries SET ${sql({ ...common, status: "delivered" })} WHERE id = ${row.id}`
-    await sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${row.webhook_id} AND failing_since IS NOT NULL`
-    return
-  }
-  const outcome = afterFailure(new Date(row.created_at), attempts, now, retryBaseMs)
-  await sql`UPDATE webhook_deliveries SET ${
-    sql(outcome.kind === "retry" ? { ...common, next_attempt_at: outcome.at } : { ...common, status: "failed" })
-  } WHERE id = ${row.id}`
-  const [webhook] = await sql<{ failing_since: Date }[]>`
-    UPDATE webhooks SET failing_since = COALESCE(failing_since, ${now}) WHERE id = ${row.webhook_id} RETURNING failing_since`
-  if (webhook !== undefined && shouldDisable(new Date(webhook.failing_since), now)) {
-    const reason = `Disabled at ${now.toISOString()}: every delivery failed since ${new Date(webhook.failing_since).toISOString()} ` +
-      `(3 days); the last one: ${describe(result)}. PATCH {"enabled": true} re-enables it.`
-    await sql`UPDATE webhooks SET enabled = false, disabled_reason = ${reason}, updated_at = now() WHERE id = ${row.webhook_id} AND enabled`
-  }
-}
-
-/** The delivery log keeps finished deliveries 30 days. */
-export const pruneDeliveries = (sql: Sql) =>
-  sql`DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < now() - interval '30 days'`
-
-/** Claims a batch, sends it, records each outcome; the number of deliveries attempted. */
-export const deliverDue = async (sql: Sql, options: { readonly allowLoopback: boolean; readonly retryBaseMs: number }): Promise<number> => {
-  const rows = await claimDue(sql, BATCH)
-  let next = 0
-  const worker = async () => {
-    while (next < rows.length) {
-      const row = rows[next++]
-      const now = new Date()
-      const result = await send(row.url, signedHeaders(row.secret, row.message_id, row.payload, now), row.payload, { allowLoopback: options.allowLoopback })
-      await recordAttempt(sql, row, result, new Date(), options.retryBaseMs)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, worker))
-  return rows.length
-}
-
-/**
- * The delivery fiber of a control process: delivers whatever is due, polls while idle (every
- * control process on a shared PostgreSQL takes its share), and is woken at once by deliveries
- * this process enqueues.
+ * The delivery fiber of a control process: a pool of PROCESS_POOL sending slots. Whenever slots
+ * are free it claims due deliveries fairly (deliveryQueue.ts, fairClaim.ts) and starts each send
+ * on its own, so a slow receiver holds its slot and nothing else: a send ending frees its slot and
+ * claims again at once. It polls while idle (every control process on a shared PostgreSQL takes
+ * its share), and is woken at once by deliveries this process enqueues. Stopping interrupts the
+ * sends under way; their rows are claimed again once their lease lapses (at least once).
  */
 export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind } = yield* Database
   const config = yield* Configuration
-  const options = { allowLoopback: config.webhooksAllowLoopback, retryBaseMs: config.webhookRetryBaseSeconds * 1000 }
+  const retryBaseMs = config.webhookRetryBaseSeconds * 1000
+  const lookup = makeTargetLookup(config.dnsServers, config.webhooksAllowLoopback)
+  const sends = yield* FiberSet.make<void, never>()
+  let inFlight = 0
   let wake: (() => void) | undefined
-  onWebhooksDue(() => wake?.())
+  // A nudge while the fiber is busy claiming is kept, so the sleep after that claim is skipped.
+  let nudged = false
+  const nudge = () => {
+    if (wake !== undefined) wake()
+    else nudged = true
+  }
+  onWebhooksDue(nudge)
   yield* Effect.addFinalizer(() => Effect.sync(() => onWebhooksDue(undefined)))
   const idleMs = kind === "postgres" ? 500 : 250
   let failures = 0
-  let rounds = 0
+  let trimmedAt = 0
+  let prunedAt = Date.now()
+
   const sleep = (ms: number) =>
     Effect.callback<void>((resume) => {
+      if (nudged) {
+        nudged = false
+        return resume(Effect.void)
+      }
       const done = () => {
         clearTimeout(timer)
         wake = undefined
@@ -120,13 +57,64 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
       wake = done
       return Effect.sync(() => clearTimeout(timer))
     })
+
+  const deliver = (row: Claimed) =>
+    Effect.tryPromise((signal) => {
+      const body = row.payload
+      return send(row.url, signedHeaders(row.secret, row.message_id, body, new Date()), body, {
+        allowLoopback: config.webhooksAllowLoopback,
+        lookup,
+        signal
+      })
+    }).pipe(
+      Effect.flatMap((result) => Effect.tryPromise(() => recordAttempt(sql, row, result, new Date(), retryBaseMs))),
+      Effect.flatMap((outcome) => countWebhookDelivery(outcome)),
+      // Not recorded (database down): the row's lease lapses and it is sent again, at least once.
+      Effect.catchCause((cause) => Effect.logWarning("webhook delivery attempt not recorded; it is retried after its lease", cause)),
+      Effect.ensuring(Effect.sync(() => {
+        inFlight--
+        nudge()
+      }))
+    )
+
+  /** Trims backlogs and prunes the log when due: the deliveries dropped, by webhook. */
+  const housekeeping = async () => {
+    const now = Date.now()
+    let trimmed: Array<{ webhook_id: string; dropped: number }> = []
+    if (now - trimmedAt >= TRIM_EVERY_MS) {
+      trimmedAt = now
+      trimmed = await trimBacklogs(sql, config.webhookBacklog)
+    }
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now
+      await pruneDeliveries(sql)
+    }
+    return trimmed
+  }
+
   const step = Effect.tryPromise(async () => {
-    if (++rounds % 2_000 === 0) await pruneDeliveries(sql)
-    return deliverDue(sql, options)
+    const trimmed = await housekeeping()
+    const slots = PROCESS_POOL - inFlight
+    return { trimmed, rows: slots > 0 ? await claimDue(sql, slots) : [] }
   }).pipe(
-    Effect.flatMap((attempted) => {
+    Effect.flatMap(({ trimmed, rows }) =>
+      Effect.andThen(
+        Effect.forEach(trimmed, ({ webhook_id, dropped }) =>
+          Effect.andThen(
+            Effect.logWarning(`webhook ${webhook_id}: ${dropped} oldest unsent deliveries dropped, over its backlog of ${config.webhookBacklog}`),
+            countWebhookDelivery("dropped", dropped)
+          ), { discard: true }),
+        Effect.forEach(rows, (row) => {
+          inFlight++
+          return FiberSet.run(sends, deliver(row))
+        }, { discard: true })
+      ).pipe(Effect.as(rows.length))
+    ),
+    Effect.flatMap((claimed) => {
       failures = 0
-      return attempted > 0 ? Effect.void : sleep(idleMs)
+      // Something was claimed and slots are left: there may be more. Else wait for a send to end,
+      // a new delivery, or the poll.
+      return claimed > 0 && inFlight < PROCESS_POOL ? Effect.void : sleep(idleMs)
     }),
     Effect.catchCause((cause) => {
       failures++

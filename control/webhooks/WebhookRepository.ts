@@ -5,8 +5,11 @@ import { newId } from "../../shared/ids.ts"
 import { type ServiceUnavailable, unknownReference, ValidationFailed } from "../api/errors.ts"
 import { query, run, transaction } from "../db/sql.ts"
 import { toIso } from "../http/fields.ts"
+import { countWebhookDelivery } from "../ops/metrics.ts"
 import { WebhookNotFound } from "./errors.ts"
 import type { Webhook, WebhookCreate, WebhookDelivery, WebhookEventType, WebhookUpdate } from "./schema.ts"
+import { resetOnEnable, trimBacklogs } from "./deliveryQueue.ts"
+import { markWebhooksDue } from "./signal.ts"
 import { newSecret } from "./signing.ts"
 import { refuseTarget } from "./targetUrl.ts"
 
@@ -80,7 +83,7 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
 
 export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen(function*() {
   const database = yield* Database
-  const { webhooksAllowLoopback } = yield* Configuration
+  const { webhooksAllowLoopback, webhookBacklog } = yield* Configuration
   const withDatabase = Effect.provideService(Database, database)
 
   const checkUrl = (url: string | undefined) => {
@@ -142,15 +145,24 @@ export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen
             if (input.events !== undefined) changes.events = input.events as Array<string>
             if (input.linkId !== undefined) changes.link_id = input.linkId
             if (input.domainId !== undefined) changes.domain_id = input.domainId
+            const enabling = input.enabled === true
             if (input.enabled !== undefined) {
               changes.enabled = input.enabled
-              // Re-enabled: its failure streak starts over, so it is not disabled again at the next failure.
-              if (input.enabled) Object.assign(changes, { disabled_reason: null, failing_since: null })
+              // Re-enabled: its failure streak starts over (so it is not disabled again at the next
+              // failure) and its breaker closes; what waited for it is cut to the backlog bound first.
+              if (enabling) Object.assign(changes, resetOnEnable)
             }
             if (Object.keys(changes).length === 0) return toWebhook(existing)
+            if (enabling) {
+              for (const { dropped } of yield* run(() => trimBacklogs(tx, webhookBacklog, id))) {
+                yield* Effect.logWarning(`webhook ${id}: ${dropped} oldest unsent deliveries dropped on re-enabling, over its backlog of ${webhookBacklog}`)
+                yield* countWebhookDelivery("dropped", dropped)
+              }
+            }
             const [row] = yield* run(() =>
               tx<WebhookRow[]>`UPDATE webhooks SET ${tx(changes)}, updated_at = now() WHERE id = ${id} RETURNING ${tx.unsafe(COLUMNS)}`
             )
+            if (enabling) markWebhooksDue()
             return toWebhook(row)
           })
         )

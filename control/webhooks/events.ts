@@ -22,8 +22,10 @@ export const payloadOf = (event: WebhookEvent): string =>
   JSON.stringify({ type: event.type, timestamp: (event.occurredAt ?? new Date()).toISOString(), data: event.data })
 
 /**
- * Writes a delivery row for every enabled webhook of the workspace that wants the event. Called in
- * the transaction that makes the change (beside the outbox's writeEvents), so a committed change
+ * Writes a delivery row for every webhook of the workspace that wants the event, paused or
+ * disabled ones too: their deliveries wait and go out, in order, when they are enabled again
+ * (the backlog bounded by RICOCHET_WEBHOOK_BACKLOG, see deliveryQueue.ts). Called in the
+ * transaction that makes the change (beside the outbox's writeEvents), so a committed change
  * always has its deliveries and a rolled-back one never does.
  */
 export const enqueueWebhookEvents = async (sql: TransactionSql | Sql, events: ReadonlyArray<WebhookEvent>): Promise<number> => {
@@ -33,7 +35,7 @@ export const enqueueWebhookEvents = async (sql: TransactionSql | Sql, events: Re
       INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, order_key, payload)
       SELECT id, 'msg_' || replace(gen_random_uuid()::text, '-', ''), ${event.type}, ${event.orderKey}, ${payloadOf(event)}
       FROM webhooks
-      WHERE workspace_id = ${event.workspaceId} AND enabled AND ${event.type} = ANY(events)
+      WHERE workspace_id = ${event.workspaceId} AND ${event.type} = ANY(events)
         AND (link_id IS NULL OR link_id = ${event.linkId})
         AND (domain_id IS NULL OR domain_id = ${event.domainId})
         ${event.occurredAt === undefined ? sql`` : sql`AND created_at <= ${event.occurredAt}`}

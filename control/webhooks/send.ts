@@ -1,7 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns"
 import { request as httpRequest } from "node:http"
 import { request as httpsRequest } from "node:https"
-import { isLoopbackAddress, isPrivateAddress, refuseTarget } from "./targetUrl.ts"
+import type { TargetLookup } from "./targetLookup.ts"
+import { refuseTarget } from "./targetUrl.ts"
 
 export const SEND_TIMEOUT_MS = 10_000
 /** What is kept of a receiver's answer: the log shows what it said, never a whole page. */
@@ -14,52 +14,43 @@ export interface SendResult {
   readonly error: string | null
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Array<LookupAddress>, family?: number) => void
-
-/**
- * A DNS lookup that refuses private addresses (a public name pointed at an internal one, or
- * rebinding between the check and the connection): the address checked is the one connected to.
- */
-const guardedLookup = (allowLoopback: boolean) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, [])
-    const refused = addresses.find(({ address }) => isPrivateAddress(address) && !(allowLoopback && isLoopbackAddress(address)))
-    if (refused !== undefined) {
-      return callback(Object.assign(new Error(`${hostname} resolves to ${refused.address}, a private address`), { code: "EPRIVATE" }), [])
-    }
-    if (options.all) return callback(null, addresses)
-    callback(null, addresses[0].address, addresses[0].family)
-  })
+export interface SendOptions {
+  readonly allowLoopback: boolean
+  /** Resolves the host and refuses addresses that are not public (targetLookup.ts). */
+  readonly lookup: TargetLookup
+  readonly timeoutMs?: number
+  /** Aborts the exchange (the worker stopping); the result then says so. */
+  readonly signal?: AbortSignal
 }
 
 /**
  * POSTs one signed delivery. Bounded: the whole exchange within `timeoutMs`, redirects are not
  * followed (a 3xx is a failure like any non-2xx), and only the first bytes of the answer are read.
- * Never rejects: every failure is a result.
+ * Never rejects: every failure is a result. A literal address in the URL is checked here (no
+ * lookup happens for it); a name is checked on every address it resolves to.
  */
-export const send = (
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  options: { readonly allowLoopback: boolean; readonly timeoutMs?: number }
-): Promise<SendResult> =>
+export const send = (url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendResult> =>
   new Promise((resolve) => {
     const refused = refuseTarget(url, options.allowLoopback)
     if (refused !== undefined) return resolve({ status: null, excerpt: null, error: refused })
+    if (options.signal?.aborted) return resolve({ status: null, excerpt: null, error: "not sent: stopping" })
     const target = new URL(url)
     const request = target.protocol === "https:" ? httpsRequest : httpRequest
+    const timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS
     let settled = false
+    const onAbort = () => finish({ status: null, excerpt: null, error: "not finished: stopping" })
     const finish = (result: SendResult) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      options.signal?.removeEventListener("abort", onAbort)
       req.destroy()
       resolve(result)
     }
     const req = request(target, {
       method: "POST",
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)), "user-agent": "Ricochet-Webhooks/1" },
-      lookup: guardedLookup(options.allowLoopback) as never,
+      lookup: options.lookup as never,
       agent: false
     }, (res) => {
       const chunks: Array<Buffer> = []
@@ -73,7 +64,8 @@ export const send = (
       res.on("end", done)
       res.on("error", done)
     })
-    const timer = setTimeout(() => finish({ status: null, excerpt: null, error: `no answer within ${(options.timeoutMs ?? SEND_TIMEOUT_MS) / 1000} s` }), options.timeoutMs ?? SEND_TIMEOUT_MS)
+    const timer = setTimeout(() => finish({ status: null, excerpt: null, error: `no answer within ${timeoutMs / 1000} s` }), timeoutMs)
+    options.signal?.addEventListener("abort", onAbort, { once: true })
     req.on("error", (error) => finish({ status: null, excerpt: null, error: error.message.slice(0, 300) }))
     req.end(body)
   })

@@ -12,6 +12,11 @@ import {
   tempDir,
   visit
 } from "../support/processes.ts"
+import postgresClient from "postgres"
+import { FAILURES_TO_OPEN } from "../../control/webhooks/breaker.ts"
+import { ENDPOINT_CAP, WORKSPACE_CAP } from "../../control/webhooks/fairClaim.ts"
+import { parseIp } from "../../control/webhooks/ipAddress.ts"
+import { startBlackHoles } from "../support/blackHoles.ts"
 import { startDnsServer } from "../support/dnsServer.ts"
 import { type Received, startReceiver } from "../support/webhookReceiver.ts"
 
@@ -19,6 +24,9 @@ import { type Received, startReceiver } from "../support/webhookReceiver.ts"
  * Webhooks end to end, on PostgreSQL and on the embedded default: a receiver on loopback gets
  * link and click events signed per Standard Webhooks (verified here with our own HMAC), gets every
  * event in order after being down for a while, and a visit reaches it within 10 s (bots never).
+ * One workspace's silent endpoints do not hold up another's deliveries; an endpoint that keeps
+ * failing is backed off; a paused webhook's events wait for it (bounded); a name that resolves
+ * to an address that is not public is refused when the delivery connects.
  */
 
 /** Standard Webhooks verification, written from the convention rather than from control's code. */
@@ -35,6 +43,10 @@ const PEOPLE_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:125.0) Gecko/
 const BOT_UA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 
 const CNAME_TARGET = "cname.ricochet.test"
+/** RICOCHET_WEBHOOK_BACKLOG here: pending deliveries kept per webhook. */
+const BACKLOG = 10
+/** How soon another workspace's delivery arrives while one workspace's endpoints never answer (minutes before the fair claim). */
+const FAIR_DELIVERY_MS = 5_000
 
 const databases = [
   { name: "PostgreSQL", postgres: true },
@@ -67,6 +79,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
       RICOCHET_ROLL_SECONDS: "1",
       RICOCHET_WEBHOOKS_ALLOW_LOOPBACK: "true",
       RICOCHET_WEBHOOK_RETRY_BASE_SECONDS: "0.2",
+      RICOCHET_WEBHOOK_BACKLOG: String(BACKLOG),
       RICOCHET_DNS_SERVERS: dns.server,
       RICOCHET_CNAME_TARGET: CNAME_TARGET,
       // A pending domain still wrong after about a second fails, so domain.failed is seen here.
@@ -239,4 +252,158 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
     expect(bodiesAt("/bad-domain").map((b) => [b.type, b.data.id])).toEqual([["domain.failed", bad.body.id]])
     expect(typeof bodiesAt("/domains")[1].data.reason).toBe("string")
   }, 30_000)
+
+  const newWorkspace = async (name: string) => {
+    const created = await createWorkspace(control.env, "pro", `${name} ${postgres ? "pg" : "emb"}`)
+    return { ...created, client: apiClient(control.baseUrl, created.apiKey) }
+  }
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+  it(`delivers another workspace's event within ${FAIR_DELIVERY_MS / 1000} s while 20 endpoints of one workspace never answer`, async () => {
+    const holes = await startBlackHoles(20)
+    try {
+      const silent = await newWorkspace("Silent")
+      for (const url of holes.urls) expect((await silent.client.post("/v1/webhooks", { url, events: ["link.created"] })).status).toBe(201)
+      for (let i = 0; i < 5; i++) expect((await silent.client.post("/v1/links", { url: `https://example.com/silent/${i}` })).status).toBe(201)
+      // Its 100 deliveries are being sent: each waits out the 10 s timeout.
+      await eventually(async () => holes.open() >= 8, 10_000, 50)
+
+      const other = await newWorkspace("Other")
+      expect((await other.client.post("/v1/webhooks", { url: receiver.url("/fair"), events: ["link.created"] })).status).toBe(201)
+      const createdAt = Date.now()
+      expect((await other.client.post("/v1/links", { url: "https://example.com/fair" })).status).toBe(201)
+      await eventually(async () => receiver.received.some((r) => r.path === "/fair"), FAIR_DELIVERY_MS, 20)
+      const waited = receiver.received.find((r) => r.path === "/fair")!.at - createdAt
+      console.log(`another workspace's delivery arrived ${waited} ms after its change, with ${holes.open()} silent connections open`)
+      expect(waited).toBeLessThan(FAIR_DELIVERY_MS)
+      // The silent workspace held at most its share of the sending slots.
+      expect(holes.maxOpenPerEndpoint()).toBeLessThanOrEqual(ENDPOINT_CAP)
+      expect(holes.maxOpenTotal()).toBeLessThanOrEqual(WORKSPACE_CAP)
+      for (const hook of (await silent.client.get("/v1/webhooks")).body.data) await silent.client.delete(`/v1/webhooks/${hook.id}`)
+    } finally {
+      await holes.close()
+    }
+  }, 60_000)
+
+  it("backs off an endpoint that keeps failing (a probe now and then), then sends everything once it answers", async () => {
+    const failing = await startReceiver()
+    failing.respondWith(500)
+    try {
+      const workspace = await newWorkspace("Failing")
+      expect((await workspace.client.post("/v1/webhooks", { url: failing.url("/down"), events: ["link.created"] })).status).toBe(201)
+      for (let i = 0; i < 10; i++) expect((await workspace.client.post("/v1/links", { url: `https://example.com/down/${i}` })).status).toBe(201)
+      await eventually(async () => failing.received.length > 0, 10_000)
+      const first = failing.received[0].at
+      await pause(8_000)
+      const attempts = failing.received.filter((r) => r.at - first <= 8_000).length
+      console.log(`a failing endpoint with 10 due deliveries was tried ${attempts} times in 8 s`)
+      // Without the breaker each of the 10 is retried after 0.2, 0.4, 0.8, 1.6 and 3.2 s: some 50 tries. With it:
+      // the tries that open it and those under way then, and probes 1.2 and 3.6 s later (the cool-down doubles).
+      expect(attempts).toBeLessThanOrEqual(FAILURES_TO_OPEN + ENDPOINT_CAP + 3)
+      failing.respondWith(200)
+      await eventually(async () => new Set(failing.received.filter((r) => r.status === 200).map((r) => r.headers["webhook-id"])).size >= 10, 40_000, 100)
+    } finally {
+      await failing.close()
+    }
+  }, 90_000)
+
+  it("keeps the events of a paused webhook and sends them, in order, when it is enabled again", async () => {
+    const workspace = await newWorkspace("Paused")
+    const hook = await workspace.client.post("/v1/webhooks", { url: receiver.url("/paused"), events: ["link.created", "link.updated", "link.deleted"] })
+    expect(hook.status).toBe(201)
+    expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: false })).body.enabled).toBe(false)
+    const first = await workspace.client.post("/v1/links", { url: "https://example.com/paused-1", title: "v0" })
+    const second = await workspace.client.post("/v1/links", { url: "https://example.com/paused-2", title: "w0" })
+    for (let i = 1; i <= 3; i++) expect((await workspace.client.patch(`/v1/links/${first.body.id}`, { title: `v${i}` })).status).toBe(200)
+    expect((await workspace.client.patch(`/v1/links/${second.body.id}`, { title: "w1" })).status).toBe(200)
+    expect((await workspace.client.delete(`/v1/links/${first.body.id}`)).status).toBe(200)
+
+    // Recorded while paused, not sent.
+    await pause(1_000)
+    const waiting = await workspace.client.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=100`)
+    expect(waiting.body.data).toHaveLength(7)
+    for (const delivery of waiting.body.data) expect(delivery).toMatchObject({ status: "pending", attempts: 0 })
+    expect(bodiesAt("/paused")).toHaveLength(0)
+
+    expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: true })).body.enabled).toBe(true)
+    await eventually(async () => bodiesAt("/paused").length >= 7, 15_000, 50)
+    const ofLink = (id: string) => bodiesAt("/paused").filter((b) => b.data.id === id).map((b) => `${b.type} ${b.data.title ?? ""}`.trim())
+    expect(ofLink(first.body.id)).toEqual(["link.created v0", "link.updated v1", "link.updated v2", "link.updated v3", "link.deleted"])
+    expect(ofLink(second.body.id)).toEqual(["link.created w0", "link.updated w1"])
+  }, 60_000)
+
+  it(`keeps at most ${BACKLOG} waiting deliveries of a paused webhook: the oldest are dropped, and the log says so`, async () => {
+    const workspace = await newWorkspace("Backlog")
+    const hook = await workspace.client.post("/v1/webhooks", { url: receiver.url("/backlog"), events: ["link.created", "link.updated"] })
+    expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: false })).status).toBe(200)
+    const link = await workspace.client.post("/v1/links", { url: "https://example.com/backlog", title: "t0" })
+    for (let i = 1; i < BACKLOG + 5; i++) expect((await workspace.client.patch(`/v1/links/${link.body.id}`, { title: `t${i}` })).status).toBe(200)
+    expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: true })).status).toBe(200)
+    await eventually(async () => bodiesAt("/backlog").length >= BACKLOG, 15_000, 50)
+    await pause(1_000)
+    expect(bodiesAt("/backlog").map((b) => b.data.title)).toEqual(Array.from({ length: BACKLOG }, (_, i) => `t${i + 5}`))
+    const log = (await workspace.client.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data
+    expect(log).toHaveLength(BACKLOG + 5)
+    const dropped = log.filter((d: any) => d.status === "failed")
+    expect(dropped).toHaveLength(5)
+    for (const delivery of dropped) expect(delivery).toMatchObject({ attempts: 0, error: expect.stringMatching(/^Dropped unsent: more than 10 deliveries/) })
+  }, 60_000)
+
+  it.runIf(postgres)("a webhook disabled after 3 days of failures keeps what happens meanwhile, and sends it in order once enabled", async () => {
+    const failing = await startReceiver()
+    failing.respondWith(500)
+    const sql = postgresClient(db!.url, { max: 1, onnotice: () => {} })
+    try {
+      const workspace = await newWorkspace("Disabled")
+      const hook = await workspace.client.post("/v1/webhooks", { url: failing.url("/auto"), events: ["link.created", "link.updated"] })
+      // As if its failures began 4 days ago: the next failure disables it.
+      await sql`UPDATE webhooks SET failing_since = now() - interval '4 days' WHERE id = ${hook.body.id}`
+      const link = await workspace.client.post("/v1/links", { url: "https://example.com/auto", title: "a0" })
+      await eventually(async () => (await workspace.client.get(`/v1/webhooks/${hook.body.id}`)).body.enabled === false, 10_000, 100)
+      expect((await workspace.client.get(`/v1/webhooks/${hook.body.id}`)).body.disabledReason).toMatch(/3 days/)
+      failing.respondWith(200)
+      for (const title of ["a1", "a2"]) expect((await workspace.client.patch(`/v1/links/${link.body.id}`, { title })).status).toBe(200)
+      await pause(1_000)
+      expect(failing.received.filter((r) => r.status === 200)).toHaveLength(0)
+      expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: true })).body).toMatchObject({ enabled: true, disabledReason: null })
+      await eventually(async () => failing.received.filter((r) => r.status === 200).length >= 3, 15_000, 50)
+      expect(failing.received.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).data.title)).toEqual(["a0", "a1", "a2"])
+    } finally {
+      await sql.end()
+      await failing.close()
+    }
+  }, 60_000)
+
+  it("refuses, when a delivery connects, a name that resolves to an address that is not public", async () => {
+    const names: Record<string, { A?: Array<string>; AAAA?: Array<string> }> = {
+      "nat64.hooks.test": { AAAA: ["64:ff9b::a00:1"] },
+      "compatible.hooks.test": { AAAA: ["::7f00:1"] },
+      "sixtofour.hooks.test": { AAAA: ["2002:a00:1::1"] },
+      "mapped.hooks.test": { AAAA: ["::ffff:a9fe:a9fe"] },
+      "sitelocal.hooks.test": { AAAA: ["fec0::1"] },
+      "relay.hooks.test": { A: ["192.88.99.1"] },
+      "mixed.hooks.test": { A: ["8.8.8.8"], AAAA: ["fd00::1"] }
+    }
+    const workspace = await newWorkspace("Resolved")
+    const hooks = new Map<string, string>()
+    for (const [name, entry] of Object.entries(names)) {
+      dns.set(name, entry)
+      const hook = await workspace.client.post("/v1/webhooks", { url: `https://${name}/h`, events: ["link.created"] })
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201)
+      hooks.set(name, hook.body.id)
+    }
+    expect((await workspace.client.post("/v1/links", { url: "https://example.com/resolved" })).status).toBe(201)
+    for (const [name, entry] of Object.entries(names)) {
+      const refused = [...(entry.A ?? []), ...(entry.AAAA ?? [])].find((address) => address !== "8.8.8.8")!
+      await eventually(async () => {
+        const log = await workspace.client.get(`/v1/webhooks/${hooks.get(name)}/deliveries`)
+        return log.body.data[0]?.error !== null && log.body.data[0]?.error !== undefined
+      }, 10_000, 100)
+      const [delivery] = (await workspace.client.get(`/v1/webhooks/${hooks.get(name)}/deliveries`)).body.data
+      // The resolver may write the address its own way (::7f00:1 as ::127.0.0.1): compared as addresses.
+      const said = new RegExp(`^${name.replaceAll(".", "\\.")} resolves to (\\S+), not a public address: `).exec(delivery.error)
+      expect(said, `${name}: ${delivery.error}`).not.toBeNull()
+      expect(parseIp(said![1]), name).toEqual(parseIp(refused))
+    }
+  }, 60_000)
 })

@@ -5,6 +5,7 @@ export interface ZoneEntry {
   TXT?: Array<string>
   CNAME?: string
   A?: Array<string>
+  AAAA?: Array<string>
 }
 
 /**
@@ -37,6 +38,8 @@ export const startDnsServer = async () => {
         for (const value of entry.TXT) answers.push({ type: "TXT", name: question.name, ttl: 1, class: "IN", data: value })
       } else if (question.type === "CNAME" && entry.CNAME) {
         answers.push({ type: "CNAME", name: question.name, ttl: 1, class: "IN", data: entry.CNAME })
+      } else if (question.type === "AAAA") {
+        for (const ip of entry.AAAA ?? []) answers.push({ type: "AAAA", name: question.name, ttl: 1, class: "IN", data: ip })
       } else if (question.type === "A") {
         if (entry.CNAME) {
           answers.push({ type: "CNAME", name: question.name, ttl: 1, class: "IN", data: entry.CNAME })
