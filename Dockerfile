@@ -17,14 +17,18 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # tsx is a production dependency: the sources run as TypeScript, there is no build output.
 # Install scripts are skipped: every native part we load (uWebSockets.js, DuckDB, xxhash,
 # msgpackr-extract, esbuild) comes prebuilt in an npm package, and the optional WebSocket
 # helpers whose scripts would compile (bufferutil, utf-8-validate) are never loaded: no compiler
 # is needed.
+# Our fixes to installed packages (patches/apply.mjs, npm's postinstall elsewhere) are applied
+# by hand for that reason.
 # uWebSockets.js carries binaries for every platform and Node version (over 100 MB): keep the
 # one this image loads, and fail the build if there is none, rather than run the slow fallback.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && node patches/apply.mjs \
  && npm cache clean --force \
  && uws="uws_$(node -p 'process.platform + "_" + process.arch + "_" + process.versions.modules').node" \
  && test -f "node_modules/uWebSockets.js/binaries/$uws" \

@@ -95,6 +95,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
         worker: { ...server, geo: geoOptions, cache: cacheOptions },
         busState: () => wireBusState(busState),
         source,
+        lastKnown: { maxLinks: config.cacheMaxLinks, maxBytes: config.cacheMaxMegabytes * 1024 * 1024 },
         clicks,
         // A worker may be asked before the others listen: it reports what there is.
         status: async () => {

@@ -3,7 +3,9 @@ import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { compileDomain, type CompiledDomain, compileLink, type CompiledLink, compiledLinkBytes } from "../links/compile.ts"
 import type { BusState } from "../../shared/bus/bus.ts"
+import type { LinkSource } from "./linkSource.ts"
 import { SlugFilter } from "./slugFilter.ts"
+import { stringInterner } from "./stringInterner.ts"
 import { SourceGuard, SourceUnavailable } from "./sourceGuard.ts"
 
 /** A cached "no such link/domain", so scans of random slugs do not reach the database. */
@@ -11,22 +13,6 @@ export const MISSING = Symbol("missing")
 type Missing = typeof MISSING
 type LinkEntry = CompiledLink | Missing
 type DomainEntry = CompiledDomain | Missing
-
-export interface LinkSource {
-  readonly link: (host: string, slug: string) => Promise<LinkRecord | null>
-  /** Many links in one query, keyed `host\nslug`; when present, misses are batched per event-loop turn. */
-  readonly links?: (keys: ReadonlyArray<{ readonly host: string; readonly slug: string }>) => Promise<Map<string, LinkRecord>>
-  readonly domain: (host: string) => Promise<DomainRecord | null>
-  /** Every slug on the domain, in chunks; absent when the source cannot list them. */
-  readonly slugs?: (host: string) => AsyncIterable<ReadonlyArray<string>>
-  /**
-   * `link` and `domain` answered before they return, blocking this thread for at most
-   * `budgetMs` (undefined: no answer in time; throws when the query failed). Only a source whose
-   * queries run on another thread can offer them: an HTTP worker's, the main thread querying.
-   */
-  readonly linkNow?: (host: string, slug: string, budgetMs: number) => LinkRecord | null | undefined
-  readonly domainNow?: (host: string, budgetMs: number) => DomainRecord | null | undefined
-}
 
 /** A domain's slug filter: building (events buffered) or ready, possibly with a rebuild under way. */
 interface FilterState {
@@ -87,9 +73,10 @@ const BLOCKING_MS_PER_SECOND = 100
  * Change events from the bus update or drop entries.
  *
  * An expired entry is not served while the database answers, but it is kept (until the LRU
- * evicts it) as the last known answer: when a reload fails, it is served instead (stale-if-error)
- * and kept live for a few seconds, so the failing database is not asked on every visit; while
- * the database is failing, visitors with a last known answer do not wait for the reload at all.
+ * evicts it) as the last known answer: when a reload fails, it is served instead (stale-if-error;
+ * with none here, the source's, which the engine's other caches filled) and kept live for a few
+ * seconds, so the failing database is not asked on every visit; while the database is failing,
+ * visitors with a last known answer do not wait for the reload at all.
  */
 export class LinkCache {
   private readonly links: LRUCache<string, LinkEntry>
@@ -266,7 +253,7 @@ export class LinkCache {
         return this.source.domain(host)
       })
       return record === null ? MISSING : compileDomain(record)
-    })
+    }, () => this.source.lastKnownDomain?.(host).then((record) => entryOf(record, compileDomain)))
   }
 
   /**
@@ -284,7 +271,7 @@ export class LinkCache {
         return this.source.link(host, slug)
       })
       return record === null ? MISSING : compileLink(record, this.intern)
-    }).catch((error: unknown) => {
+    }, () => this.source.lastKnownLink?.(host, slug).then((record) => entryOf(record, (known) => compileLink(known, this.intern)))).catch((error: unknown) => {
       const filter = this.filters.get(host)?.filter ?? null
       if (!(error instanceof SourceUnavailable) || filter === null || filter.mayContain(slug)) throw error
       this.staleAnswers++
@@ -303,20 +290,14 @@ export class LinkCache {
   loadDomainNow(host: string): DomainEntry | undefined {
     const domainNow = this.source.domainNow
     if (domainNow === undefined) return undefined
-    return this.loadNow(this.inflightDomains, this.domains, host, () => {
-      const record = domainNow(host, BLOCKING_BUDGET_MS)
-      return record === undefined ? undefined : record === null ? MISSING : compileDomain(record)
-    })
+    return this.loadNow(this.inflightDomains, this.domains, host, () => entryOf(domainNow(host, BLOCKING_BUDGET_MS), compileDomain))
   }
 
   /** As loadDomainNow, for a link. */
   loadLinkNow(host: string, slug: string): LinkEntry | undefined {
     const linkNow = this.source.linkNow
     if (linkNow === undefined) return undefined
-    return this.loadNow(this.inflightLinks, this.links, linkKey(host, slug), () => {
-      const record = linkNow(host, slug, BLOCKING_BUDGET_MS)
-      return record === undefined ? undefined : record === null ? MISSING : compileLink(record, this.intern)
-    })
+    return this.loadNow(this.inflightLinks, this.links, linkKey(host, slug), () => entryOf(linkNow(host, slug, BLOCKING_BUDGET_MS), (record) => compileLink(record, this.intern)))
   }
 
   private loadNow<T>(inflight: Map<string, Inflight<T>>, cache: LRUCache<string, T & {}>, key: string, query: () => T | undefined): T | undefined {
@@ -378,7 +359,17 @@ export class LinkCache {
     }
   }
 
-  private load<T>(inflight: Map<string, Inflight<T>>, cache: LRUCache<string, T & {}>, key: string, query: () => Promise<T>): Promise<T> {
+  /**
+   * `lastKnownElsewhere` is asked when the query fails and this cache has no last known answer:
+   * another HTTP worker may have known the key (what the main thread keeps of every worker's).
+   */
+  private load<T>(
+    inflight: Map<string, Inflight<T>>,
+    cache: LRUCache<string, T & {}>,
+    key: string,
+    query: () => Promise<T>,
+    lastKnownElsewhere: () => Promise<T | undefined> | undefined
+  ): Promise<T> {
     let pending = inflight.get(key)
     if (pending === undefined) {
       const entry: Inflight<T> = {
@@ -395,13 +386,13 @@ export class LinkCache {
           (error) => {
             if (inflight.get(key) === entry) inflight.delete(key)
             const last = cache.peek(key, { allowStale: true })
-            if (last === undefined) throw error
-            this.staleAnswers++
-            if (!entry.stale && !cache.has(key)) {
-              cache.set(key, last, { ttl: this.retryMs })
-              this.bound()
-            }
-            return last
+            if (last !== undefined) return this.keepLastKnown(cache, key, entry, last)
+            const elsewhere = lastKnownElsewhere()
+            if (elsewhere === undefined) throw error
+            return elsewhere.then((known) => {
+              if (known === undefined) throw error
+              return this.keepLastKnown(cache, key, entry, known as T & {})
+            })
           }
         )
       }
@@ -419,6 +410,16 @@ export class LinkCache {
       }
     }
     return pending.promise
+  }
+
+  /** Serves a last known answer after a failed load, kept live for a while so the failing database is not asked on every visit. */
+  private keepLastKnown<T>(cache: LRUCache<string, T & {}>, key: string, entry: Inflight<T>, last: T & {}): T {
+    this.staleAnswers++
+    if (!entry.stale && !cache.has(key)) {
+      cache.set(key, last, { ttl: this.retryMs })
+      this.bound()
+    }
+    return last
   }
 
   /** Applies one change event from the bus. */
@@ -504,16 +505,8 @@ export class LinkCache {
     }
   }
 
-  private readonly interned = new Map<string, string>()
-
   /** One copy of the strings many links share (the workspace id). */
-  private readonly intern = (text: string): string => {
-    const known = this.interned.get(text)
-    if (known !== undefined) return known
-    if (this.interned.size >= 100_000) this.interned.clear()
-    this.interned.set(text, text)
-    return text
-  }
+  private readonly intern = stringInterner(100_000)
 
   /**
    * After a bus reconnect events may have been missed: every entry expires (each is reloaded on
@@ -538,6 +531,10 @@ export class LinkCache {
     return { links: this.links.size, domains: this.domains.size, bytes: this.links.calculatedSize, filters }
   }
 }
+
+/** A record from the source as a cache entry (null: MISSING), undefined passed through. */
+const entryOf = <R, C>(record: R | null | undefined, compile: (record: R) => C): C | Missing | undefined =>
+  record === undefined ? undefined : record === null ? MISSING : compile(record)
 
 /**
  * An event's value replaces a cached entry: a live one stays live (the event is newer than any

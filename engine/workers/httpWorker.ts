@@ -107,6 +107,8 @@ function handle(received: unknown): void {
     case "domain":
     case "slugs":
     case "sourceFailed":
+    case "lastKnownLink":
+    case "lastKnownDomain":
       return source.answer(message)
     case "stats":
       return send({ type: "stats", id: message.id, stats: statsOf(cache, answers) })

@@ -2,10 +2,11 @@ import { Worker } from "node:worker_threads"
 import { FromHttpWorker, type SourceCall, type ToHttpWorker, type WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
-import type { LinkSource } from "../cache/linkCache.ts"
+import type { LinkSource } from "../cache/linkSource.ts"
 import type { ClickChannel } from "../clicks/clickChannel.ts"
 import { AttemptLimiter } from "../password/unlock.ts"
 import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
+import { type LastKnownBounds, LastKnownAnswers } from "./lastKnownAnswers.ts"
 
 const RESTART_MS = 1_000
 const STOP_TIMEOUT_MS = 12_000
@@ -21,6 +22,8 @@ export interface HttpWorkersOptions {
   readonly busState: () => HttpWorkerOptions["busState"]
   /** The main thread's database, answering the workers' caches. */
   readonly source: LinkSource & Required<Pick<LinkSource, "links" | "slugs">>
+  /** What the engine remembers of every worker's answers for a database outage: the whole cache bound. */
+  readonly lastKnown: LastKnownBounds
   readonly clicks: Pick<ClickChannel, "addColumns">
   /** The status page's JSON, asked for by whichever worker a visitor reached. */
   readonly status: () => Promise<string>
@@ -42,7 +45,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * apps listening on one port, the kernel handing each new connection to one of them. This
  * thread keeps what there is one of per engine (the database pool, the bus subscription, the
  * click writer) and serves the workers: their caches' queries, every change event, their clicks.
- * A worker that dies is started again; its cache starts empty.
+ * It keeps the last answer any worker got for each key, for a worker that has none when the
+ * database fails. A worker that dies is started again; its cache starts empty.
  */
 export class HttpWorkers {
   private readonly workers: Array<Worker | undefined> = []
@@ -64,8 +68,12 @@ export class HttpWorkers {
   private readonly loadingDomains = new Map<string, Loading<DomainRecord | null>>()
   /** Counts the change events and resets sent: a load that spans one may predate it, so it is not shared. */
   private changes = 0
+  /** Every worker's answers, for the worker whose load fails with none of its own. */
+  private readonly lastKnown: LastKnownAnswers
 
-  private constructor(private readonly options: HttpWorkersOptions) {}
+  private constructor(private readonly options: HttpWorkersOptions) {
+    this.lastKnown = new LastKnownAnswers(options.lastKnown)
+  }
 
   /** Starts every worker; resolves once all listen (the first picks the port when it is 0). */
   static async start(options: HttpWorkersOptions): Promise<HttpWorkers> {
@@ -91,6 +99,7 @@ export class HttpWorkers {
   /** To every worker, in the order sent (a change event, a reset, the bus's state). */
   broadcast(message: ToHttpWorker): void {
     if (message.type === "change" || message.type === "reset") this.changes++
+    if (message.type === "change") this.lastKnown.apply(message.event)
     if (message.type === "reset") this.warmed.clear()
     for (const worker of this.workers) worker?.postMessage(message)
   }
@@ -228,6 +237,7 @@ export class HttpWorkers {
     if (fresh.length > 0) {
       this.queries++
       const query = this.options.source.links(fresh)
+      this.lastKnown.watchLinks(fresh, query)
       for (const key of fresh) {
         const id = `${key.host}\n${key.slug}`
         const record = this.track(this.loadingLinks, id, query.then((found) => found.get(id) ?? null))
@@ -245,7 +255,9 @@ export class HttpWorkers {
     const loading = this.joinable(this.loadingDomains, host)
     if (loading !== undefined) return loading
     this.queries++
-    return this.track(this.loadingDomains, host, this.options.source.domain(host))
+    const query = this.options.source.domain(host)
+    this.lastKnown.watchDomain(host, query)
+    return this.track(this.loadingDomains, host, query)
   }
 
   /** The load of `key` under way, if it started after the latest change event (else its answer may predate it). */
@@ -297,6 +309,10 @@ export class HttpWorkers {
           reply({ type: "domain", id: call.id, record })
           this.share(worker, since, { links: [], missingLinks: [], domains: record === null ? [] : [record], missingDomains: record === null ? [call.host] : [] })
         }, fail)
+      case "lastKnownLink":
+        return reply({ type: "lastKnownLink", id: call.id, record: this.lastKnown.link(call.host, call.slug) })
+      case "lastKnownDomain":
+        return reply({ type: "lastKnownDomain", id: call.id, record: this.lastKnown.domain(call.host) })
       case "slugs":
         this.warmFilters(worker, call.host)
         return void (async () => {

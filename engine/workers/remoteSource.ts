@@ -1,8 +1,8 @@
 import type { SourceCall, ToHttpWorker } from "../../shared/engine/httpWorkerMessages.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
-import type { LinkSource } from "../cache/linkCache.ts"
+import type { LinkSource } from "../cache/linkSource.ts"
 
-type SourceAnswer = Extract<ToHttpWorker, { type: "link" | "links" | "domain" | "slugs" | "sourceFailed" }>
+type SourceAnswer = Extract<ToHttpWorker, { type: "link" | "links" | "domain" | "slugs" | "sourceFailed" | "lastKnownLink" | "lastKnownDomain" }>
 
 interface Waiting {
   readonly answer: (message: SourceAnswer) => void
@@ -13,6 +13,8 @@ interface Waiting {
  * connections (one pool per engine however many workers, and the embedded database works too),
  * and its answer a message back. Failures come back as errors, which the cache's source guard
  * treats as any failed query (last known answer, or 503). A domain's slugs stream back in chunks.
+ * The main thread also keeps the last answer any worker got for each key: the cache asks for it
+ * when the database fails and it has none of its own (another worker may have known the key).
  *
  * `linkNow` and `domainNow` wait for the answer by blocking the worker (`block`: the main thread
  * wakes it after each answer), so a miss can be answered before its request handler returns.
@@ -83,6 +85,12 @@ export class RemoteSource implements LinkSource {
 
   readonly domain = (host: string): Promise<DomainRecord | null> =>
     this.ask((id) => ({ type: "domain", id, host }), (m) => (m.type === "domain" ? m.record : null))
+
+  readonly lastKnownLink = (host: string, slug: string): Promise<LinkRecord | null | undefined> =>
+    this.ask((id) => ({ type: "lastKnownLink", id, host, slug }), (m) => (m.type === "lastKnownLink" ? m.record : undefined))
+
+  readonly lastKnownDomain = (host: string): Promise<DomainRecord | null | undefined> =>
+    this.ask((id) => ({ type: "lastKnownDomain", id, host }), (m) => (m.type === "lastKnownDomain" ? m.record : undefined))
 
   readonly slugs = (host: string): AsyncIterable<ReadonlyArray<string>> => {
     const waiting = this.waiting

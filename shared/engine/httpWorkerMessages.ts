@@ -35,7 +35,10 @@ export const SourceCall = Schema.Union([
   Schema.Struct({ type: Schema.Literal("link"), id: Schema.Int, host: Schema.String, slug: Schema.String }),
   Schema.Struct({ type: Schema.Literal("links"), id: Schema.Int, keys: Schema.Array(HostSlug) }),
   Schema.Struct({ type: Schema.Literal("domain"), id: Schema.Int, host: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("slugs"), id: Schema.Int, host: Schema.String })
+  Schema.Struct({ type: Schema.Literal("slugs"), id: Schema.Int, host: Schema.String }),
+  /** The database failed and the worker has no answer of its own: what the engine last knew, without a query. */
+  Schema.Struct({ type: Schema.Literal("lastKnownLink"), id: Schema.Int, host: Schema.String, slug: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("lastKnownDomain"), id: Schema.Int, host: Schema.String })
 ])
 export type SourceCall = typeof SourceCall.Type
 
@@ -63,6 +66,9 @@ export const ToHttpWorker = Schema.Union([
   /** One chunk of a domain's slugs; `done` on the last. */
   Schema.Struct({ type: Schema.Literal("slugs"), id: Schema.Int, slugs: Schema.Array(Schema.String), done: Schema.Boolean }),
   Schema.Struct({ type: Schema.Literal("sourceFailed"), id: Schema.Int, error: Schema.String }),
+  /** What the engine last knew: `record` null when known not to exist, absent when nothing is known. */
+  Schema.Struct({ type: Schema.Literal("lastKnownLink"), id: Schema.Int, record: Schema.optional(Schema.NullOr(LinkRecord)) }),
+  Schema.Struct({ type: Schema.Literal("lastKnownDomain"), id: Schema.Int, record: Schema.optional(Schema.NullOr(DomainRecord)) }),
   /** The main thread gathering every worker's counters. */
   Schema.Struct({ type: Schema.Literal("stats"), id: Schema.Int }),
   /** Whether a password guesser (link and address) is refused for now. */

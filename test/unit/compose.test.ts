@@ -209,6 +209,12 @@ describe("Dockerfile", () => {
     expect(instructionsOf("RUN").some((i) => /npm (ci|install)/.test(i.args))).toBe(false)
   })
 
+  it("applies patches/apply.mjs after installing, as npm's postinstall does elsewhere (the image skips install scripts)", () => {
+    const install = stages[0].instructions.filter((i) => i.keyword === "RUN").map((i) => i.args).join(" ")
+    expect(install).toMatch(/npm ci\b[^&]*--ignore-scripts[^]*&& node patches\/apply\.mjs/)
+    expect(JSON.parse(read("package.json")).scripts.postinstall).toBe("node patches/apply.mjs")
+  })
+
   it("runs as a user other than root", () => {
     const user = instructionsOf("USER").at(-1)?.args
     expect(user).toBeDefined()

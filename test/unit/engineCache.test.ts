@@ -2,7 +2,8 @@ import { linkRecord as baseRecord } from "../support/linkRecord.ts"
 import { describe, expect, it } from "vitest"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
-import { type CacheOptions, LinkCache, type LinkSource, MISSING } from "../../engine/cache/linkCache.ts"
+import { type CacheOptions, LinkCache, MISSING } from "../../engine/cache/linkCache.ts"
+import type { LinkSource } from "../../engine/cache/linkSource.ts"
 import { SourceUnavailable } from "../../engine/cache/sourceGuard.ts"
 import type { CompiledDomain, CompiledLink } from "../../engine/links/compile.ts"
 
@@ -620,6 +621,104 @@ describe("stale-if-error: the last known answer while the database cannot answer
     // The timed-out queries still hang, so they still count.
     await expect(cache.loadLink(HOST, "d")).rejects.toBeInstanceOf(SourceUnavailable)
     expect(fake.linkCalls("d")).toBe(0)
+  })
+})
+
+describe("another cache's last known answer (LinkSource.lastKnownLink/lastKnownDomain), when this one has none", () => {
+  /** A cache whose source also answers what the engine's other caches last knew (an HTTP worker's: the main thread's store). */
+  const withElsewhere = (options: Partial<CacheOptions> = {}) => {
+    const fake = fakeSource()
+    const links = new Map<string, LinkRecord | null>()
+    const domains = new Map<string, DomainRecord | null>()
+    const asked: Array<string> = []
+    const source: LinkSource = {
+      ...fake.source,
+      lastKnownLink: async (host, slug) => {
+        asked.push(`${host}/${slug}`)
+        return links.get(`${host}/${slug}`)
+      },
+      lastKnownDomain: async (host) => {
+        asked.push(host)
+        return domains.get(host)
+      }
+    }
+    return { fake, links, domains, asked, cache: new LinkCache(source, { ...OPTIONS, loadTimeoutMs: 150, ...options }) }
+  }
+  type Ctx = ReturnType<typeof withElsewhere>
+  const linkAbc = (c: LinkCache) => c.loadLink(HOST, "abc").then(urlOf)
+  const peekAbc = (c: LinkCache) => urlOf(c.peekLink(HOST, "abc"))
+  const rows: ReadonlyArray<readonly [name: string, outage: Outage, known: (ctx: Ctx) => void, load: (cache: LinkCache) => Promise<string>, peek: (cache: LinkCache) => string, answer: string]> = [
+    ["a link, database refusing", "fail", ({ links }) => links.set(`${HOST}/abc`, linkRecord("abc", "https://example.com/known")), linkAbc, peekAbc, "https://example.com/known"],
+    ["a link, database hanging", "hang", ({ links }) => links.set(`${HOST}/abc`, linkRecord("abc", "https://example.com/known")), linkAbc, peekAbc, "https://example.com/known"],
+    ["a slug known not to exist", "fail", ({ links }) => links.set(`${HOST}/abc`, null), linkAbc, peekAbc, "MISSING"],
+    ["a domain", "fail", ({ domains }) => domains.set(HOST, domainRecord(HOST)), (c) => c.loadDomain(HOST).then(statusOf), (c) => statusOf(c.peekDomain(HOST)), "verified"],
+    ["a domain known not to exist", "hang", ({ domains }) => domains.set(HOST, null), (c) => c.loadDomain(HOST).then(statusOf), (c) => statusOf(c.peekDomain(HOST)), "MISSING"]
+  ]
+  it.each(rows)("%s: served, and kept for a while on the hot path", async (_name, outage, known, load, peek, answer) => {
+    const ctx = withElsewhere()
+    known(ctx)
+    ctx.fake.outage(outage)
+    expect(await load(ctx.cache)).toBe(answer)
+    expect(peek(ctx.cache)).toBe(answer)
+    expect(ctx.asked).toHaveLength(1)
+    expect(ctx.cache.staleAnswers).toBe(1)
+  })
+
+  it.each(["fail", "hang"] as const)("nothing known there either, database that does %s: SourceUnavailable", async (outage) => {
+    const { fake, cache, asked } = withElsewhere()
+    fake.outage(outage)
+    await expect(cache.loadLink(HOST, "abc")).rejects.toBeInstanceOf(SourceUnavailable)
+    await expect(cache.loadDomain(HOST)).rejects.toBeInstanceOf(SourceUnavailable)
+    expect(asked).toEqual([`${HOST}/abc`, HOST])
+  })
+
+  it("not asked while the database answers, nor when this cache has a last known answer of its own", async () => {
+    const { fake, cache, links, asked } = withElsewhere({ ttlMs: 100 })
+    fake.putLink(linkRecord("abc", "https://example.com/own"))
+    links.set(`${HOST}/abc`, linkRecord("abc", "https://example.com/elsewhere"))
+    expect(urlOf(await cache.loadLink(HOST, "abc"))).toBe("https://example.com/own")
+    await sleep(150)
+    fake.outage("fail")
+    expect(urlOf(await cache.loadLink(HOST, "abc"))).toBe("https://example.com/own")
+    expect(asked).toEqual([])
+  })
+
+  it("batched loads: each key falls back on its own", async () => {
+    const known = new Map([[`${HOST}/abc`, linkRecord("abc", "https://example.com/known")]])
+    const cache = new LinkCache({
+      link: async () => null,
+      links: async () => {
+        throw new Error("connection terminated")
+      },
+      domain: async () => null,
+      lastKnownLink: async (host, slug) => known.get(`${host}/${slug}`)
+    }, OPTIONS)
+    const [abc, xyz] = await Promise.allSettled([cache.loadLink(HOST, "abc"), cache.loadLink(HOST, "xyz")])
+    expect(abc.status === "fulfilled" && urlOf(abc.value)).toBe("https://example.com/known")
+    expect(xyz.status === "rejected" && xyz.reason).toBeInstanceOf(SourceUnavailable)
+  })
+
+  it("nothing known there, the domain's slug filter still says 'no'", async () => {
+    const { fake, cache } = withElsewhere()
+    fake.putLink(linkRecord("old"))
+    cache.mayExist(HOST, "x")
+    await sleep(10)
+    fake.outage("fail")
+    expect(await cache.loadLink(HOST, "unknown")).toBe(MISSING)
+  })
+
+  it("an answer the database gives again replaces it once the retry interval has passed", async () => {
+    const { fake, cache, links } = withElsewhere({ ttlMs: 100 })
+    links.set(`${HOST}/abc`, linkRecord("abc", "https://example.com/known"))
+    fake.outage("fail")
+    expect(urlOf(await cache.loadLink(HOST, "abc"))).toBe("https://example.com/known")
+    fake.outage("up")
+    fake.putLink(linkRecord("abc", "https://example.com/changed"))
+    await sleep(150)
+    // The database has not answered since it failed: served at once, refreshed in the background.
+    await cache.loadLink(HOST, "abc")
+    await sleep(10)
+    expect(urlOf(cache.peekLink(HOST, "abc"))).toBe("https://example.com/changed")
   })
 })
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { type CacheOptions, LinkCache, type LinkSource, MISSING } from "../../engine/cache/linkCache.ts"
+import { type CacheOptions, LinkCache, MISSING } from "../../engine/cache/linkCache.ts"
+import type { LinkSource } from "../../engine/cache/linkSource.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { linkRecord as baseRecord } from "../support/linkRecord.ts"
 
