@@ -2,7 +2,7 @@
 --
 -- The uploaded file is no longer one `source` value (a 63 MB statement held the embedded database
 -- for minutes): it is parsed once at upload into pieces of at most 1,000 rows (JSON of the cells,
--- gzip'd by control), each stored by a statement of its own, and the job becomes visible and
+-- compressed by control), each stored by a statement of its own, and the job becomes visible and
 -- claimable only once every piece is in ('uploading' until then). Pieces are deleted as the job
 -- passes them, and those of a finished, cancelled or abandoned job by the runners' sweep.
 -- `source` stays for jobs queued before this migration: a runner turns one into pieces first.

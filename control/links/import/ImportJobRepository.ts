@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { promisify } from "node:util"
-import { gunzip, gzip } from "node:zlib"
+import { brotliCompress, brotliDecompress, constants } from "node:zlib"
 import type { TransactionSql } from "postgres"
 import { Database } from "../../../shared/db/Database.ts"
 import { newId } from "../../../shared/ids.ts"
@@ -97,8 +97,10 @@ const PIECES_A_STATEMENT = 8
 // Serialises claims across control processes, so that two runners never take two jobs of one workspace.
 const CLAIM_LOCK = 7_342_008
 
-const zip = promisify(gzip)
-const unzip = promisify(gunzip)
+const compress = promisify(brotliCompress)
+const decompress = promisify(brotliDecompress)
+/** Brotli's fastest quality: about 3× smaller JSON at several times gzip's speed. */
+const FASTEST = { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MIN_QUALITY } }
 
 const COLUMNS = "id, workspace_id, status, total_rows, rows_done, created, skipped, failed, ignored_columns, created_at, finished_at"
 
@@ -171,7 +173,7 @@ export const ImportJobRepositoryLayer = Layer.effect(ImportJobRepository)(Effect
     storePiece: (jobId, piece) =>
       Effect.gen(function*() {
         // Compressed on libuv's threads: less for the database to write, nothing for the event loop.
-        const body = yield* Effect.orDie(Effect.tryPromise(() => zip(pieceJson(piece), { level: 1 })))
+        const body = yield* Effect.orDie(Effect.tryPromise(() => compress(pieceJson(piece), FASTEST)))
         // Each piece moves the job's clock on: an upload still being stored is not abandoned.
         yield* query((sql) =>
           sql`WITH stored AS (
@@ -247,7 +249,7 @@ export const ImportJobRepositoryLayer = Layer.effect(ImportJobRepository)(Effect
         )
         if (piece === undefined || piece.first_row + piece.row_count <= index) return undefined
         // What this process compressed: failing to decompress it is a defect.
-        const json = yield* Effect.orDie(Effect.tryPromise(() => unzip(piece.body)))
+        const json = yield* Effect.orDie(Effect.tryPromise(() => decompress(piece.body)))
         return { firstRow: piece.first_row, json: json.toString("utf8") }
       }).pipe(withDatabase),
     advance: (jobId, owner, leaseSeconds, progress) =>

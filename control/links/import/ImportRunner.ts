@@ -1,4 +1,4 @@
-import { Effect, Layer, Result } from "effect"
+import { Effect, Layer, Result, Semaphore } from "effect"
 import { hostname } from "node:os"
 import { randomBytes } from "node:crypto"
 import { Database } from "../../../shared/db/Database.ts"
@@ -60,7 +60,7 @@ const bodyOf = (error: { code: string; message: string; issues?: ReadonlyArray<F
   error.issues === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, issues: error.issues }
 
 /** Rows created in one transaction: one commit for all, short enough not to hold the database long. */
-const CREATE_CHUNK = 25
+const CREATE_CHUNK = 10
 
 /** A row ready to create, and the key its url is deduplicated by when it has no slug. */
 interface Prepared {
@@ -114,7 +114,7 @@ const outcomeOf = (data: ImportRow, result: Result.Result<unknown, CreateFailure
  * row without a slug whose url the domain already has a link to is skipped (and so is the second
  * of two such rows in one batch): running a file again creates nothing twice.
  */
-const importRows = (links: LinkRepository["Service"], ws: Workspace, rows: ReadonlyArray<PieceRow>) =>
+const importRows = (links: LinkRepository["Service"], ws: Workspace, rows: ReadonlyArray<PieceRow>, pace: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const outcomes: Array<Outcome> = []
     const prepared: Array<Prepared | undefined> = []
@@ -139,7 +139,7 @@ const importRows = (links: LinkRepository["Service"], ws: Workspace, rows: Reado
     }
     for (let i = 0; i < toCreate.length; i += CREATE_CHUNK) {
       const chunk = toCreate.slice(i, i + CREATE_CHUNK)
-      const results = yield* links.createMany({ workspaceId: ws.id, plan: ws.plan }, chunk.map((item) => item.input))
+      const results = yield* pace(links.createMany({ workspaceId: ws.id, plan: ws.plan }, chunk.map((item) => item.input)))
       for (const [j, result] of results.entries()) outcomes[chunk[j]!.index] = outcomeOf(chunk[j]!.data, result)
     }
     return outcomes
@@ -157,6 +157,21 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
   const links = yield* LinkRepository
   const database = yield* Database
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
+  /**
+   * The embedded database is one session that runs its statements on this process's event loop: a
+   * request that arrives during a transaction waits for all of it. Imports create their links one
+   * transaction at a time across this process's runners, and each is followed by a pause as long
+   * as it took, so the API and the engine always have at least half of the database's time.
+   * PostgreSQL serves the pool's other connections meanwhile.
+   */
+  const turnstile = yield* Semaphore.make(1)
+  const pace = <A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    database.kind !== "embedded"
+      ? work
+      : turnstile.withPermits(1)(Effect.suspend(() => {
+        const started = Date.now()
+        return Effect.tap(work, () => Effect.sleep(Date.now() - started))
+      }))
 
   /** A job uploaded before files were stored in pieces: stored in pieces now, once. */
   const adoptLegacy = (job: ClaimedJob) =>
@@ -188,7 +203,7 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
         if (piece === undefined || ws === undefined) return yield* jobs.finish(job.id, owner)
         const rows = piece.rows.slice(rowsDone - piece.firstRow, rowsDone - piece.firstRow + BATCH)
         const progress: { created: number; skipped: number; failures: Array<Progress["failures"][number]> } = { created: 0, skipped: 0, failures: [] }
-        for (const [i, outcome] of (yield* importRows(links, ws, rows)).entries()) {
+        for (const [i, outcome] of (yield* importRows(links, ws, rows, pace)).entries()) {
           if (outcome === "created") progress.created++
           else if (outcome === "skipped") progress.skipped++
           else progress.failures.push({ row: rows[i]!.row, error: outcome.error })

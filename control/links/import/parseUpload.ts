@@ -24,7 +24,8 @@ export type UploadProblem =
 
 /** Spreadsheets in some locales save with `;` or tabs: the header line says which. */
 const delimiterOf = (text: string): string => {
-  const header = text.slice(0, text.search(/\r?\n|$/))
+  const ends = [text.indexOf("\n"), text.indexOf("\r"), text.length].filter((i) => i >= 0)
+  const header = text.slice(text.charCodeAt(0) === 0xfeff ? 1 : 0, Math.min(...ends))
   const counts = [",", ";", "\t"].map((d) => [d, header.split(d).length] as const)
   return counts.reduce((best, c) => (c[1] > best[1] ? c : best))[0]
 }
@@ -42,7 +43,7 @@ export const parseUpload = (text: string): Effect.Effect<ParsedUpload, UploadPro
       let headers: Array<string> | undefined
       let columns: ColumnMap | undefined
       const rows: Array<StoredRow> = []
-      for await (const records of csvRecords(text, delimiterOf(text.replace(/^\uFEFF/, "")))) {
+      for await (const records of csvRecords(text, delimiterOf(text))) {
         for (const record of records) {
           if (columns === undefined) {
             headers = record
