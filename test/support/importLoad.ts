@@ -20,6 +20,8 @@ export interface LoadReport {
   readonly worstMs: number
   readonly redirects: number
   readonly rowsDone: number
+  /** Listings and visits that did not answer as they should (each is also a failure of the test). */
+  readonly failures: number
 }
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!
@@ -27,9 +29,8 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min
 /**
  * Workspace A uploads an import of `rows` links (with an Idempotency-Key) while workspace B lists
  * its links every 250 ms and visits one of its never-visited links on the engine every second,
- * from the upload's start until `runMs` after its 202. Then A's retry with the same key must get
- * the same job, and the job is cancelled (it need not finish). Asserts the issue's goals and
- * returns what it measured.
+ * from the upload's start until `runMs` after its answer. Asserts the issue's goals; then A's retry
+ * with the same key must get the same job, and the job is cancelled (it need not finish).
  */
 export const importUnderLoad = async (backend: Backend, rows: number, runMs: number): Promise<LoadReport> => {
   const { control } = backend
@@ -69,15 +70,9 @@ export const importUnderLoad = async (backend: Backend, rows: number, runMs: num
   const started = Date.now()
   const upload = await a.post("/v1/links/import", csv, { "content-type": "text/csv", "idempotency-key": key })
   const uploadMs = Date.now() - started
-  expect(upload.status, JSON.stringify(upload.body)).toBe(202)
   await new Promise((r) => setTimeout(r, runMs))
   running = false
   await Promise.all([lister, visitor])
-
-  const retry = await a.post("/v1/links/import", "url\nhttps://example.com/not-this-one\n", { "content-type": "text/csv", "idempotency-key": key })
-  expect({ status: retry.status, id: retry.body.id }).toEqual({ status: 202, id: upload.body.id })
-  const cancelled = await a.delete(`/v1/links/import/${upload.body.id}`)
-  expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
 
   const sorted = [...latencies].sort((x, y) => x - y)
   const report: LoadReport = {
@@ -88,14 +83,21 @@ export const importUnderLoad = async (backend: Backend, rows: number, runMs: num
     p95: percentile(sorted, 0.95),
     worstMs: sorted[sorted.length - 1]!,
     redirects,
-    rowsDone: cancelled.body.rowsDone
+    rowsDone: (await a.get(`/v1/links/import/${upload.body.id}`)).body.rowsDone,
+    failures: failures.length
   }
   console.log(`import of ${rows} rows (${(csv.length / 1e6).toFixed(1)} MB) under load: ${JSON.stringify(report)}`)
-  expect(failures).toEqual([])
+
+  expect(upload.status, JSON.stringify(upload.body)).toBe(202)
+  expect(failures.slice(0, 10)).toEqual([])
   expect(uploadMs).toBeLessThan(UPLOAD_WITHIN_MS)
   expect(report.p95).toBeLessThanOrEqual(OTHER_P95_WITHIN_MS)
   expect(redirects).toBeGreaterThan(0)
   // The job did run meanwhile: fairness is not bought by stopping the import.
   expect(report.rowsDone).toBeGreaterThan(0)
+  const retry = await a.post("/v1/links/import", "url\nhttps://example.com/not-this-one\n", { "content-type": "text/csv", "idempotency-key": key })
+  expect({ status: retry.status, id: retry.body.id }).toEqual({ status: 202, id: upload.body.id })
+  const cancelled = await a.delete(`/v1/links/import/${upload.body.id}`)
+  expect(cancelled.body.status, JSON.stringify(cancelled.body)).toBe("cancelled")
   return report
 }
