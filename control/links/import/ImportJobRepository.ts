@@ -58,7 +58,7 @@ export class ImportJobRepository extends Context.Service<ImportJobRepository, {
    * that upload's job (or ImportUploading while it is still being stored).
    */
   readonly reserve: (workspaceId: string, idempotencyKey: string | undefined) => Effect.Effect<Reservation, LimitReached | ImportUploading | ServiceUnavailable>
-  /** Stores one piece of an upload: one short statement. */
+  /** Stores one piece of an upload: one short statement. A piece stored already (a legacy job adopted again after a crash) is kept. */
   readonly storePiece: (jobId: string, piece: UploadPiece) => Effect.Effect<void, ServiceUnavailable>
   /** Makes a stored upload a queued job: visible, and claimable by the runners. */
   readonly publish: (jobId: string, upload: ParsedUpload) => Effect.Effect<ImportJob, ServiceUnavailable>
@@ -106,6 +106,7 @@ const COLUMNS = "id, workspace_id, status, total_rows, rows_done, created, skipp
 
 const report = (job: JobRow, failures: ReadonlyArray<{ row: number; error: any }>): ImportJob => ({
   id: job.id,
+  // An upload being stored is never shown (find and reserve skip it): this only narrows the type.
   status: job.status === "uploading" ? "queued" : job.status,
   totalRows: job.total_rows,
   rowsDone: job.rows_done,
@@ -177,7 +178,8 @@ export const ImportJobRepositoryLayer = Layer.effect(ImportJobRepository)(Effect
         // Each piece moves the job's clock on: an upload still being stored is not abandoned.
         yield* query((sql) =>
           sql`WITH stored AS (
-                INSERT INTO import_pieces ${sql({ job_id: jobId, first_row: piece.firstRow, row_count: piece.rows.length, body })})
+                INSERT INTO import_pieces ${sql({ job_id: jobId, first_row: piece.firstRow, row_count: piece.rows.length, body })}
+                ON CONFLICT (job_id, first_row) DO NOTHING)
               UPDATE import_jobs SET updated_at = clock_timestamp() WHERE id = ${jobId}`
         )
       }).pipe(withDatabase),

@@ -227,9 +227,10 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
     })
 
   const round = Effect.gen(function*() {
+    // What cancelled and abandoned jobs left goes a few pieces a turn, and all of it when idle.
+    yield* jobs.sweep
     const job = yield* jobs.claim(owner, LEASE_SECONDS)
     if (job === undefined) {
-      // Idle: clear what finished jobs left, a few pieces a statement.
       while ((yield* jobs.sweep) > 0) {
         // Each call is one short statement; other work runs between them.
       }

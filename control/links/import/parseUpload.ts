@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { type ColumnMap, mapColumns } from "./columns.ts"
+import { CsvSyntaxError } from "./csvReader.ts"
 import { csvRecords } from "./csvRecords.ts"
 import { piecesOf, type StoredRow, storedRow, type UploadPiece } from "./pieces.ts"
 
@@ -63,5 +64,13 @@ export const parseUpload = (text: string): Effect.Effect<ParsedUpload, UploadPro
       if (rows.length === 0) return { kind: "invalid", message: "The file has a header line but no links" }
       return { headers, columns, totalRows: rows.length, pieces: piecesOf(rows) }
     },
-    catch: (error): UploadProblem => ({ kind: "unreadable", message: `The file is not readable CSV: ${(error as Error).message}` })
-  }).pipe(Effect.flatMap((read) => ("kind" in read ? Effect.fail(read) : Effect.succeed(read))))
+    catch: (error) => error
+  }).pipe(
+    // Anything but a syntax error thrown while reading is a bug of ours.
+    Effect.catch((error): Effect.Effect<never, UploadProblem> =>
+      error instanceof CsvSyntaxError
+        ? Effect.fail({ kind: "unreadable", message: `The file is not readable CSV: ${error.message}` })
+        : Effect.die(error)
+    ),
+    Effect.flatMap((read) => ("kind" in read ? Effect.fail(read) : Effect.succeed(read)))
+  )
