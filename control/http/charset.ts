@@ -38,8 +38,12 @@ const strictDecoder = (charset: string, ignoreBOM = false): TextDecoder => {
   }
 }
 
-/** A decoder for `charset`; "utf-16" without an order follows the byte-order mark (little-endian without one, as WHATWG reads it). */
-const decoderFor = (charset: string, bytes: Uint8Array): TextDecoder => {
+/**
+ * A strict decoder for `charset`, to decode `bytes` with (at once, or in pieces with `stream`);
+ * "utf-16" without an order follows the byte-order mark (little-endian without one, as WHATWG
+ * reads it). Throws TextDecodingError for an unknown charset.
+ */
+export const decoderFor = (charset: string, bytes: Uint8Array): TextDecoder => {
   if (charset.trim().toLowerCase() === "utf-16" && bytes[0] === 0xfe && bytes[1] === 0xff) return strictDecoder("utf-16be")
   return strictDecoder(charset)
 }

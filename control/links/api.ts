@@ -5,7 +5,7 @@ import { DeletionResult, IdParams } from "../http/fields.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
 import { BulkCreate, BulkDelete, BulkDeleteResult, BulkLinkResult, BulkUpdate } from "./bulkSchema.ts"
 import { ExportLinksQuery, LinksCsv } from "./export/schema.ts"
-import { ImportNotFound } from "./import/errors.ts"
+import { ImportFinished, ImportNotFound, ImportUploading } from "./import/errors.ts"
 import { ImportJob, ImportJobParams, ImportUpload } from "./import/schema.ts"
 import { QrRendererBusy } from "./qr/errors.ts"
 import { QrImage, QrQuery } from "./qr/schema.ts"
@@ -75,13 +75,16 @@ export const LinksApi = HttpApiGroup.make("links")
     HttpApiEndpoint.post("import", "/links/import", {
       payload: ImportUpload,
       success: ImportJob.pipe(HttpApiSchema.status(202)),
-      error: [BadRequest.response, ValidationFailed.response]
+      error: [BadRequest.response, ValidationFailed.response, LimitReached.response, ImportUploading.response]
     }).annotate(
       OpenApi.Description,
       "A CSV file (a text/csv body, or multipart/form-data with the file as `file`, up to 64 MiB and 100,000 links) " +
         "with a header line: our export's columns, or Bitly's, Dub's and Shlink's (long_url, longUrl, shortCode, key, " +
         "shortUrl, link, tags, …). The links are created by a job: poll GET /v1/links/import/{id}. A row whose slug is " +
-        "taken, or without a slug whose url its domain already has, is skipped, so importing a file again creates nothing twice."
+        "taken, or without a slug whose url its domain already has, is skipped, so importing a file again creates nothing twice. " +
+        "An `Idempotency-Key` header (1 to 255 printable ASCII characters) makes a retry safe: another upload with the same key " +
+        "answers the first one's job (409 while that upload is still being stored). A workspace has at most 5 imports queued " +
+        "or running (403 limit_reached beyond)."
     ).annotate(OpenApi.Summary, "Import links from CSV")
   )
   .add(
@@ -90,6 +93,18 @@ export const LinksApi = HttpApiGroup.make("links")
       success: ImportJob,
       error: ImportNotFound.response
     }).middleware(RequestChecks).annotate(OpenApi.Summary, "Progress and outcome of an import")
+  )
+  .add(
+    HttpApiEndpoint.delete("cancelImport", "/links/import/:id", {
+      params: input(ImportJobParams),
+      success: ImportJob,
+      error: [ImportNotFound.response, ImportFinished.response]
+    }).middleware(RequestChecks).annotate(
+      OpenApi.Description,
+      "Stops a queued or running import at its next batch (of 100 rows): the links it created stay, and the job, now " +
+        "`cancelled`, keeps its counts (the batch running when it was cancelled may still add to them). Cancelling a " +
+        "cancelled job answers it again; a done one is a 409."
+    ).annotate(OpenApi.Summary, "Cancel an import")
   )
   .add(
     HttpApiEndpoint.get("info", "/links/info", {

@@ -3,7 +3,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Configuration } from "../../shared/config.ts"
 import { Api } from "../api/Api.ts"
-import { BadRequest, ValidationFailed } from "../api/errors.ts"
+import { ValidationFailed } from "../api/errors.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
 import { bulkCreate, bulkDelete, bulkUpdate } from "./bulk.ts"
 import { qrResponse } from "./qr/qrResponse.ts"
@@ -11,8 +11,8 @@ import { qrOptions } from "./qr/render.ts"
 import { QrRenderer } from "./qr/QrRenderer.ts"
 import { EXPORT_BATCH, exportCsv } from "./export/exportStream.ts"
 import { ImportJobRepository } from "./import/ImportJobRepository.ts"
-import { parseUpload } from "./import/parseUpload.ts"
 import { readUpload } from "./import/readUpload.ts"
+import { idempotencyKeyOf, storeUpload } from "./import/storeUpload.ts"
 import { decodeCursor } from "./cursor.ts"
 import { checkLinkPlan } from "./linkInput.ts"
 import { LinkRepository } from "./LinkRepository.ts"
@@ -66,15 +66,16 @@ export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
       .handleRaw("import", ({ request }) =>
         Effect.gen(function*() {
           const { workspaceId } = yield* CurrentPrincipal
+          const key = yield* idempotencyKeyOf(request)
           const source = yield* readUpload(request)
-          const upload = parseUpload(source)
-          if ("kind" in upload) {
-            return yield* upload.kind === "unreadable" ? new BadRequest({ message: upload.message }) : ValidationFailed.at(["file"], upload.message)
-          }
-          return yield* imports.create(workspaceId, source, upload)
+          const reservation = yield* imports.reserve(workspaceId, key)
+          if (reservation._tag === "Existing") return reservation.job
+          return yield* storeUpload(imports, reservation.id, source)
         }))
       .handle("importStatus", ({ params }) =>
         Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) => imports.find(workspaceId, params.id)))
+      .handle("cancelImport", ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) => imports.cancel(workspaceId, params.id)))
       .handle("create", ({ payload }) =>
         Effect.flatMap(withPlan(payload), (principal) => Effect.map(links.create(principal, payload), (row) => toLink(row, linkBase))))
       .handle("bulkCreate", ({ payload }) =>

@@ -45,7 +45,7 @@ describe("an import taken over after a crash (PostgreSQL)", () => {
       const [counts] = await sql<{ n: number; urls: number }[]>`SELECT count(*)::int AS n, count(DISTINCT url)::int AS urls FROM links`
       expect(counts).toEqual({ n: ROWS, urls: ROWS })
       // A finished job keeps its report, not its file.
-      const [left] = await sql<{ n: number }[]>`SELECT length(source)::int AS n FROM import_jobs`
+      const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM import_pieces`
       expect(left.n).toBe(0)
     } finally {
       await sql.end()

@@ -1,6 +1,8 @@
+import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { mapColumns, normalizeHeader, toImportRow } from "../../control/links/import/columns.ts"
-import { MAX_IMPORT_ROWS, parseUpload } from "../../control/links/import/parseUpload.ts"
+import { MAX_IMPORT_ROWS, type ParsedUpload, parseUpload } from "../../control/links/import/parseUpload.ts"
+import { pieceJson, rowsOfPiece } from "../../control/links/import/pieces.ts"
 import { csvField, csvLine } from "../../control/links/export/csv.ts"
 import { EXPORT_COLUMNS } from "../../control/links/export/columns.ts"
 
@@ -66,14 +68,17 @@ describe("import columns", () => {
 })
 
 describe("parseUpload", () => {
+  const parsed = (text: string) => Effect.runPromise(Effect.result(parseUpload(text)))
+  const firstRows = (upload: ParsedUpload) => rowsOfPiece({ firstRow: 0, json: pieceJson(upload.pieces[0]!) }, upload.columns)
+
   it.each([
     ["a header and rows, CRLF, a BOM, quoted cells", "\uFEFFurl,title\r\nhttps://e.com,\"a, \"\"b\"\"\"\r\n\r\nhttps://f.com,\r\n", 2],
     ["semicolons", "url;title\nhttps://e.com;x\n", 1],
     ["tabs", "url\ttitle\nhttps://e.com\tx\n", 1]
-  ])("reads %s", (_name, text, count) => {
-    const parsed = parseUpload(text)
-    expect("rows" in parsed && parsed.rows.length).toBe(count)
-    if ("rows" in parsed) expect(parsed.rows[0]).toMatchObject({ row: 2, data: { input: { url: "https://e.com" } } })
+  ])("reads %s", async (_name, text, count) => {
+    const upload = Result.getOrThrow(await parsed(text))
+    expect(upload.totalRows).toBe(count)
+    expect(firstRows(upload)[0]).toMatchObject({ row: 2, data: { input: { url: "https://e.com" } } })
   })
 
   it.each([
@@ -82,13 +87,12 @@ describe("parseUpload", () => {
     ["title\nx\n", "invalid"],
     ["url\n\"open", "unreadable"],
     [`url\n${"https://e.com\n".repeat(MAX_IMPORT_ROWS + 1)}`, "invalid"]
-  ])("refuses %j as %s", (text, kind) => {
-    expect(parseUpload(text)).toMatchObject({ kind })
+  ])("refuses %j as %s", async (text, kind) => {
+    expect(await parsed(text)).toMatchObject({ failure: { kind } })
   })
 
-  it("takes exactly the largest file allowed", () => {
-    const parsed = parseUpload(`url\n${"https://e.com\n".repeat(MAX_IMPORT_ROWS)}`)
-    expect("rows" in parsed && parsed.rows.length).toBe(MAX_IMPORT_ROWS)
+  it("takes exactly the largest file allowed", async () => {
+    expect(Result.getOrThrow(await parsed(`url\n${"https://e.com\n".repeat(MAX_IMPORT_ROWS)}`)).totalRows).toBe(MAX_IMPORT_ROWS)
   })
 })
 

@@ -1,4 +1,4 @@
-import { Effect, Layer, Result } from "effect"
+import { Effect, Layer, Result, Semaphore } from "effect"
 import { hostname } from "node:os"
 import { randomBytes } from "node:crypto"
 import { Database } from "../../../shared/db/Database.ts"
@@ -10,14 +10,22 @@ import { TagUnknown } from "../errors.ts"
 import { checkLinkPlan } from "../linkInput.ts"
 import { type CreateFailure, LinkRepository, LinkRepositoryLayer } from "../LinkRepository.ts"
 import type { LinkCreate } from "../schema.ts"
-import type { ImportRow } from "./columns.ts"
-import { ImportJobRepository, type Progress } from "./ImportJobRepository.ts"
+import { type ImportRow, mapColumns } from "./columns.ts"
+import { type ClaimedJob, ImportJobRepository, type Progress } from "./ImportJobRepository.ts"
 import { parseUpload } from "./parseUpload.ts"
+import { type PieceRow, rowsOfPiece } from "./pieces.ts"
 
 /** Rows recorded at a time: after a crash, at most these are run again (and skipped). */
 const BATCH = 100
 /** A runner that stops renewing its lease for this long loses the job to another control process. */
 export const LEASE_SECONDS = 30
+/**
+ * A turn: how long a runner works on one job before it gives the lease back and claims again, so
+ * that another workspace's job gets the next turn (the claim takes the one that waited longest).
+ */
+const TURN_MS = 2_000
+/** Runners in each control process: jobs of this many workspaces move at once. */
+export const IMPORT_RUNNERS = 2
 const IDLE_MS = 1_000
 
 /** The workspace as a batch of rows sees it: its plan, its domains, its tags by name. */
@@ -51,16 +59,21 @@ type Outcome = "created" | "skipped" | { readonly error: ErrorBody }
 const bodyOf = (error: { code: string; message: string; issues?: ReadonlyArray<FieldIssue> | undefined }): ErrorBody =>
   error.issues === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, issues: error.issues }
 
-/** Rows created in one transaction: one commit for all, short enough not to hold the database long. */
-const CREATE_CHUNK = 25
-
 /**
- * One row as POST /v1/links would take it (same validation and plan gates), up to the create: the
- * link input, or the row's outcome already. A row without a slug whose url the domain already
- * has a link to is skipped (and so is the second of two such rows in one batch): running a file
- * again creates nothing twice.
+ * Rows created in one transaction: one commit for all, short enough not to hold the database
+ * long. The embedded database runs one transaction at a time for everyone: 10 take it for tens of
+ * milliseconds (25 took it for 200 to 400 ms on a busy machine); PostgreSQL serves others meanwhile.
  */
-const prepareRow = (ws: Workspace, data: ImportRow, batchUrls: Set<string>) =>
+const createChunk = (kind: "embedded" | "postgres") => (kind === "embedded" ? 10 : 25)
+
+/** A row ready to create, and the key its url is deduplicated by when it has no slug. */
+interface Prepared {
+  readonly input: LinkCreate
+  readonly urlKey: { readonly domainId: string; readonly url: string } | undefined
+}
+
+/** One row as POST /v1/links would take it (same validation and plan gates), up to the create: its input, or its failure. */
+const prepareRow = (ws: Workspace, data: ImportRow) =>
   Effect.gen(function*() {
     const host = data.domain !== undefined && ws.hosts.has(data.domain) ? data.domain : undefined
     const tagIds: Array<string> = []
@@ -78,20 +91,20 @@ const prepareRow = (ws: Workspace, data: ImportRow, batchUrls: Set<string>) =>
     })
     const denied = checkLinkPlan(ws.plan, input)
     if (denied !== undefined) return yield* denied
-    if (input.slug === undefined) {
-      const domainId = ws.hosts.get(host ?? ws.primaryHost) ?? ""
-      const key = `${domainId} ${input.url}`
-      if (batchUrls.has(key)) return "skipped" as const
-      const [existing] = yield* query((sql) =>
-        sql`SELECT 1 FROM links WHERE domain_id = ${domainId} AND md5(url) = md5(${input.url}) AND url = ${input.url} LIMIT 1`)
-      if (existing !== undefined) return "skipped" as const
-      batchUrls.add(key)
-    }
-    return input
-  }).pipe(
-    Effect.catch((error): Effect.Effect<Outcome, ServiceUnavailable> =>
-      error._tag === "ServiceUnavailable" ? Effect.fail(error) : Effect.succeed({ error: bodyOf(error) }))
-  )
+    const urlKey = input.slug === undefined ? { domainId: ws.hosts.get(host ?? ws.primaryHost) ?? "", url: input.url } : undefined
+    return { input, urlKey } satisfies Prepared
+  }).pipe(Effect.catch((error) => Effect.succeed({ error: bodyOf(error) })))
+
+/** Which of these domain and url pairs already have a link: one query for a batch. */
+const existingUrls = (keys: ReadonlyArray<{ readonly domainId: string; readonly url: string }>) =>
+  keys.length === 0
+    ? Effect.succeed(new Set<string>())
+    : query((sql) =>
+      sql<{ domain_id: string; url: string }[]>`
+        SELECT DISTINCT l.domain_id, l.url
+        FROM unnest(${keys.map((k) => k.domainId)}::text[], ${keys.map((k) => k.url)}::text[]) AS c(domain_id, url)
+        JOIN links l ON l.domain_id = c.domain_id AND md5(l.url) = md5(c.url) AND l.url = c.url`
+    ).pipe(Effect.map((rows) => new Set(rows.map((r) => `${r.domain_id} ${r.url}`))))
 
 /** A create's failure as the row's outcome: a chosen slug already taken means the row was imported before. */
 const outcomeOf = (data: ImportRow, result: Result.Result<unknown, CreateFailure>): Outcome => {
@@ -100,67 +113,135 @@ const outcomeOf = (data: ImportRow, result: Result.Result<unknown, CreateFailure
   return { error: bodyOf(result.failure) }
 }
 
-/** The outcome of each row of a batch, in order; the creates run CREATE_CHUNK to a transaction. */
-const importRows = (links: LinkRepository["Service"], ws: Workspace, rows: ReadonlyArray<{ data: ImportRow }>) =>
+/**
+ * The outcome of each row of a batch, in order; the creates run createChunk to a transaction. A
+ * row without a slug whose url the domain already has a link to is skipped (and so is the second
+ * of two such rows in one batch): running a file again creates nothing twice.
+ */
+const importRows = (
+  links: LinkRepository["Service"],
+  ws: Workspace,
+  rows: ReadonlyArray<PieceRow>,
+  database: { readonly kind: "embedded" | "postgres"; readonly pace: <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> }
+) =>
   Effect.gen(function*() {
-    const batchUrls = new Set<string>()
     const outcomes: Array<Outcome> = []
-    const toCreate: Array<{ index: number; input: LinkCreate }> = []
-    for (const [index, { data }] of rows.entries()) {
-      const prepared = yield* prepareRow(ws, data, batchUrls)
-      if (typeof prepared === "string" || "error" in prepared) outcomes[index] = prepared
-      else toCreate.push({ index, input: prepared })
+    const prepared: Array<Prepared | undefined> = []
+    for (const [index, row] of rows.entries()) {
+      const ready = "error" in row ? row : yield* prepareRow(ws, row.data)
+      if ("error" in ready) outcomes[index] = { error: ready.error }
+      else prepared[index] = ready
     }
-    for (let i = 0; i < toCreate.length; i += CREATE_CHUNK) {
-      const chunk = toCreate.slice(i, i + CREATE_CHUNK)
-      const results = yield* links.createMany({ workspaceId: ws.id, plan: ws.plan }, chunk.map((item) => item.input))
-      for (const [j, result] of results.entries()) outcomes[chunk[j]!.index] = outcomeOf(rows[chunk[j]!.index]!.data, result)
+    const existing = yield* existingUrls(prepared.flatMap((p) => (p?.urlKey === undefined ? [] : [p.urlKey])))
+    const toCreate: Array<{ index: number; input: LinkCreate; data: ImportRow }> = []
+    for (const [index, ready] of prepared.entries()) {
+      if (ready === undefined) continue
+      if (ready.urlKey !== undefined) {
+        const key = `${ready.urlKey.domainId} ${ready.urlKey.url}`
+        if (existing.has(key)) {
+          outcomes[index] = "skipped"
+          continue
+        }
+        existing.add(key)
+      }
+      toCreate.push({ index, input: ready.input, data: (rows[index] as { data: ImportRow }).data })
+    }
+    const size = createChunk(database.kind)
+    for (let i = 0; i < toCreate.length; i += size) {
+      const chunk = toCreate.slice(i, i + size)
+      const results = yield* database.pace(links.createMany({ workspaceId: ws.id, plan: ws.plan }, chunk.map((item) => item.input)))
+      for (const [j, result] of results.entries()) outcomes[chunk[j]!.index] = outcomeOf(chunk[j]!.data, result)
     }
     return outcomes
   })
 
 /**
- * Runs import jobs: claims the oldest unfinished one (any control process may, one at a time per
- * job), creates its rows in order, and records progress with every batch, renewing its lease. A
- * process that dies mid-job leaves the lease to lapse; another one resumes after the last batch
- * recorded.
+ * Runs import jobs: IMPORT_RUNNERS fibers each claim a job (fairly across workspaces, see claim),
+ * work on it for a turn of TURN_MS, recording progress with every batch of BATCH rows and renewing
+ * the lease, then give the lease back and claim again. One runner at a time per job (the lease),
+ * one job at a time per workspace. A process that dies mid-job leaves the lease to lapse; another
+ * resumes after the last batch recorded. Rows are read a stored piece at a time, never the file.
  */
 export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
   const jobs = yield* ImportJobRepository
   const links = yield* LinkRepository
   const database = yield* Database
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
+  /**
+   * The embedded database is one session that runs its statements on this process's event loop: a
+   * request that arrives during a transaction waits for all of it. Imports create their links one
+   * transaction at a time across this process's runners, and each is followed by a pause as long
+   * as it took, so the API and the engine always have at least half of the database's time.
+   * PostgreSQL serves the pool's other connections meanwhile.
+   */
+  const turnstile = yield* Semaphore.make(1)
+  const pace = <A, E, R>(work: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    database.kind !== "embedded"
+      ? work
+      : turnstile.withPermits(1)(Effect.suspend(() => {
+        const started = Date.now()
+        return Effect.tap(work, () => Effect.sleep(Date.now() - started))
+      }))
 
-  const runJob = (job: { id: string; workspaceId: string; rowsDone: number }) =>
+  /** A job uploaded before files were stored in pieces: stored in pieces now, once. */
+  const adoptLegacy = (job: ClaimedJob) =>
     Effect.gen(function*() {
-      // The file was checked when it was uploaded: reading it again gives the same rows.
-      const upload = parseUpload(yield* jobs.source(job.id))
-      const all = "rows" in upload ? upload.rows : []
+      const upload = yield* Effect.result(parseUpload(yield* jobs.legacySource(job.id)))
+      // It was checked when it was uploaded; a file that no longer reads has nothing left to run.
+      if (Result.isFailure(upload)) return undefined
+      for (const piece of upload.success.pieces) {
+        if (piece.firstRow + piece.rows.length > job.rowsDone) yield* jobs.storePiece(job.id, piece)
+      }
+      yield* jobs.adoptLegacy(job.id, upload.success.headers)
+      return upload.success.headers
+    })
+
+  const runTurn = (job: ClaimedJob) =>
+    Effect.gen(function*() {
+      const headers = job.headers ?? (yield* adoptLegacy(job))
+      if (headers === undefined) return yield* jobs.finish(job.id, owner)
+      const columns = mapColumns(headers)
+      const turnEnds = Date.now() + TURN_MS
       let rowsDone = job.rowsDone
+      let piece: { firstRow: number; rows: Array<PieceRow> } | undefined
       for (;;) {
+        if (piece === undefined || rowsDone >= piece.firstRow + piece.rows.length) {
+          const stored = yield* jobs.piece(job.id, rowsDone)
+          piece = stored === undefined ? undefined : { firstRow: stored.firstRow, rows: rowsOfPiece(stored, columns) }
+        }
         const ws = yield* loadWorkspace(job.workspaceId)
-        const rows = ws === undefined ? [] : all.slice(rowsDone, rowsDone + BATCH)
-        if (rows.length === 0) return yield* jobs.finish(job.id, owner)
+        if (piece === undefined || ws === undefined) return yield* jobs.finish(job.id, owner)
+        const rows = piece.rows.slice(rowsDone - piece.firstRow, rowsDone - piece.firstRow + BATCH)
         const progress: { created: number; skipped: number; failures: Array<Progress["failures"][number]> } = { created: 0, skipped: 0, failures: [] }
-        for (const [i, outcome] of (yield* importRows(links, ws!, rows)).entries()) {
+        for (const [i, outcome] of (yield* importRows(links, ws, rows, { kind: database.kind, pace })).entries()) {
           if (outcome === "created") progress.created++
           else if (outcome === "skipped") progress.skipped++
           else progress.failures.push({ row: rows[i]!.row, error: outcome.error })
         }
         rowsDone += rows.length
-        const held = yield* jobs.advance(job.id, owner, LEASE_SECONDS, { rowsDone, ...progress })
-        if (!held) return
+        const advanced = yield* jobs.advance(job.id, owner, LEASE_SECONDS, { rowsDone, ...progress })
+        if (advanced === "lost") return
+        if (advanced === "cancelled") return yield* jobs.finish(job.id, owner)
+        if (Date.now() >= turnEnds) return yield* jobs.release(job.id, owner)
       }
     })
 
   const round = Effect.gen(function*() {
+    // What cancelled and abandoned jobs left goes a few pieces a turn, and all of it when idle.
+    yield* jobs.sweep
     const job = yield* jobs.claim(owner, LEASE_SECONDS)
-    if (job === undefined) return false
-    yield* runJob(job)
+    if (job === undefined) {
+      while ((yield* jobs.sweep) > 0) {
+        // Each call is one short statement; other work runs between them.
+      }
+      return false
+    }
+    yield* runTurn(job)
     return true
   }).pipe(
     Effect.provideService(Database, database),
     Effect.catchCause((cause) => Effect.as(Effect.logWarning("import round failed", cause), false))
   )
-  yield* Effect.forkScoped(Effect.forever(Effect.flatMap(round, (worked) => (worked ? Effect.void : Effect.sleep(IDLE_MS)))))
+  const runner = Effect.forever(Effect.flatMap(round, (worked) => (worked ? Effect.void : Effect.sleep(IDLE_MS))))
+  for (let i = 0; i < IMPORT_RUNNERS; i++) yield* Effect.forkScoped(runner)
 })).pipe(Layer.provide(LinkRepositoryLayer))

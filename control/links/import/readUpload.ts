@@ -1,15 +1,32 @@
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
+import { setImmediate } from "node:timers/promises"
 import { BadRequest } from "../../api/errors.ts"
-import { decodeText, parseContentType } from "../../http/charset.ts"
+import { decoderFor, parseContentType } from "../../http/charset.ts"
 import { MAX_IMPORT_BYTES } from "./parseUpload.ts"
+
+/** Bytes decoded at a time: 64 MiB at once would hold the event loop (control's and the embedded engine's) for a tenth of a second. */
+const DECODE_SLICE = 1024 * 1024
 
 const badRequest = (message: string) => new BadRequest({ message })
 
 const tooLarge = () => badRequest(`The upload is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MiB`)
 
+/** The text of `bytes` in `charset` (UTF-8 by default; a leading BOM dropped), a slice at a time. */
 const decode = (bytes: Uint8Array, charset: string | undefined) =>
-  Effect.try({ try: () => decodeText(bytes, charset), catch: (error) => badRequest((error as Error).message) })
+  Effect.gen(function*() {
+    const decoder = yield* Effect.try({ try: () => decoderFor(charset ?? "utf-8", bytes), catch: (error) => badRequest((error as Error).message) })
+    const parts: Array<string> = []
+    for (let at = 0; at === 0 || at < bytes.length; at += DECODE_SLICE) {
+      const slice = bytes.subarray(at, at + DECODE_SLICE)
+      parts.push(yield* Effect.try({
+        try: () => decoder.decode(slice, { stream: at + DECODE_SLICE < bytes.length }),
+        catch: () => badRequest(`The request body is not valid ${decoder.encoding} text`)
+      }))
+      yield* Effect.promise(() => setImmediate())
+    }
+    return parts.join("")
+  })
 
 /**
  * The CSV text of an import upload: a `text/csv` body (in its charset, UTF-8 by default), or a

@@ -6,9 +6,14 @@ import { ItemError } from "../bulkSchema.ts"
 /** Failed rows a job report lists; the count says how many there were in all. */
 export const MAX_REPORTED_FAILURES = 1_000
 
+/** Imports a workspace may have queued or running at once; one more is refused (403 limit_reached). */
+export const MAX_UNFINISHED_IMPORTS = 5
+
 export const ImportJob = Schema.Struct({
   id: Schema.String,
-  status: Schema.Literals(["queued", "running", "done"]),
+  status: Schema.Literals(["queued", "running", "done", "cancelled"]).annotate({
+    description: "queued, running, done, or cancelled (DELETE stopped it; the links it had created stay, and the counts say how many)"
+  }),
   totalRows: Schema.Int,
   rowsDone: Schema.Int,
   created: Schema.Int,

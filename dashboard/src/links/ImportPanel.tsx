@@ -3,7 +3,8 @@ import type { ApiFailure } from "../api/failure.ts"
 import { bulk, type ImportJob } from "../api/workspaceCalls.ts"
 import { ErrorNote } from "../ui/controls.tsx"
 
-const FINISHED = new Set(["done"])
+// A job cancelled through the API (DELETE /v1/links/import/{id}) is over too.
+const FINISHED = new Set(["done", "cancelled"])
 
 /** Uploads a CSV as an import job, shows its progress, then the rows that failed and why. */
 export const ImportPanel = ({ onDone }: { onDone: () => void }) => {
