@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Layer, Schedule } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import { startAdminChannel } from "./admin/adminChannel.ts"
 import { runAdminCommandOn } from "./admin/runAdminCommand.ts"
 import { Configuration, type RicochetConfig } from "../shared/config.ts"
@@ -12,6 +12,7 @@ import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { ImportJobRepositoryLayer } from "./links/import/ImportJobRepository.ts"
 import { ImportRunner } from "./links/import/ImportRunner.ts"
+import { pollLoop } from "./jobs/pollLoop.ts"
 import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
 import { WebhookClickFeed } from "./webhooks/ClickFeed.ts"
@@ -51,12 +52,10 @@ const FirstStart = Layer.effect(FirstWorkspace)(Effect.gen(function*() {
 /** Background work owned by control: old rate-limit windows and sent outbox rows are removed. */
 const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
-  yield* Effect.forkScoped(
-    Effect.tryPromise(() => Promise.all([sweep(sql), pruneOutbox(sql)])).pipe(
-      Effect.catchCause((cause) => Effect.logWarning("rate-limit sweep failed", cause)),
-      Effect.repeat(Schedule.spaced("1 minute"))
-    )
-  )
+  yield* pollLoop("housekeeping", Effect.as(Effect.tryPromise(() => Promise.all([sweep(sql), pruneOutbox(sql)])), "idle" as const), {
+    idleMs: 60_000,
+    maxBackoffMs: 60_000
+  })
 }))
 
 /** The admin channel could not be opened (a port on loopback, a file in the data directory). */

@@ -87,7 +87,15 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
   const engine = yield* Effect.acquireRelease(
     Effect.tryPromise({ try: () => startEngine({ config, sql, bus, spool }), catch: (cause) => new EngineStartError({ cause }) }),
     // Cannot reject (.catch): a stop that fails has nothing left to retry; the process is ending.
-    (engine) => Effect.promise(() => engine.stop().catch((error) => console.error("engine: stopping failed", error)))
+    (engine) =>
+      Effect.promise(async () => {
+        const started = Date.now()
+        console.log("engine: stopping: no new connections, answering what was received, writing the clicks")
+        await engine.stop().then(
+          () => console.log(`engine: stopped in ${Date.now() - started} ms`),
+          (error) => console.error("engine: stopping failed", error)
+        )
+      })
   )
   const host = config.listenHost === "0.0.0.0" ? "localhost" : config.listenHost
   console.log(`Ricochet engine: redirects on http://${host}:${engine.port}`)

@@ -1,4 +1,5 @@
 import { Data, Effect, Layer } from "effect"
+import { pollLoop } from "../jobs/pollLoop.ts"
 import { Configuration } from "../../shared/config.ts"
 import { openPostgres } from "../../shared/db/client.ts"
 import { Database } from "../../shared/db/Database.ts"
@@ -46,8 +47,11 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
     } finally {
       await lock.end({ timeout: 1 })
     }
-  }, catch: (cause) => new CompactionFailed({ cause }) }).pipe(
-    Effect.catchTag("CompactionFailed", (error) => Effect.logWarning("click compaction failed; the next pass retries", error.cause))
-  )
-  yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(config.compactSeconds * 1000), pass)))
+  }, catch: (cause) => new CompactionFailed({ cause }) })
+  const every = config.compactSeconds * 1000
+  // The first pass waits a period too: a start has enough to do.
+  yield* Effect.forkScoped(Effect.andThen(
+    Effect.sleep(every),
+    pollLoop("click compaction", Effect.as(pass, "idle" as const), { idleMs: every, maxBackoffMs: every })
+  ))
 }))

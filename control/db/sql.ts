@@ -14,23 +14,32 @@ import { afterDatabaseCall } from "../outbox/signal.ts"
  * (as it handles a unique violation it expects) is unexpected: a defect, logged and answered 500.
  */
 
-// During an outage every request fails the same way: one line every so often says so.
-const UNAVAILABLE_LOG_EVERY_MS = 10_000
-let lastUnavailableLog = 0
+// During an outage every request fails the same way: one line when it begins, one when it ends.
+let unavailableSince: number | undefined
+let answeredUnavailable = 0
 
 const unavailable = (cause: unknown): ServiceUnavailable => {
-  const now = Date.now()
-  if (now - lastUnavailableLog >= UNAVAILABLE_LOG_EVERY_MS) {
-    lastUnavailableLog = now
-    console.warn(`database unavailable, answering 503: ${cause instanceof Error ? cause.message : String(cause)}`)
+  answeredUnavailable++
+  if (unavailableSince === undefined) {
+    unavailableSince = Date.now()
+    console.warn(`database unavailable, answering 503: ${cause instanceof Error ? cause.message : String(cause)} (logged again once it answers)`)
   }
   return ServiceUnavailable.database()
+}
+
+const answered = <A>(value: A): A => {
+  if (unavailableSince !== undefined) {
+    console.log(`database answers again after ${Math.round((Date.now() - unavailableSince) / 1000)} s (${answeredUnavailable} calls answered 503 meanwhile)`)
+    unavailableSince = undefined
+    answeredUnavailable = 0
+  }
+  return value
 }
 
 /** One call of the `postgres` client (or of another store: DuckDB, DNS and a row update). */
 export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable | DatabaseError> =>
   Effect.tryPromise({
-    try: () => Promise.resolve(call()),
+    try: () => Promise.resolve(call()).then(answered),
     catch: (cause) => (isDatabaseUnavailable(cause) ? unavailable(cause) : new DatabaseError({ cause }))
   })
 

@@ -1,4 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
+import { pollLoop } from "../jobs/pollLoop.ts"
 import { countDomainCheck } from "../ops/metrics.ts"
 import { Configuration } from "../../shared/config.ts"
 import type { ServiceUnavailable } from "../api/errors.ts"
@@ -69,6 +70,7 @@ export const DomainCheckJob = Layer.effectDiscard(Effect.gen(function*() {
   const round = Effect.gen(function*() {
     const due = yield* domains.claimDue(25, 60)
     yield* Effect.forEach(due, (row) => verifier.check(row), { concurrency: 5, discard: true })
-  }).pipe(Effect.catchCause((cause) => Effect.logWarning("domain check round failed", cause)))
-  yield* Effect.forkScoped(Effect.forever(Effect.andThen(round, Effect.sleep(tickMs))))
+    return "idle" as const
+  })
+  yield* pollLoop("domain checks", round, { idleMs: tickMs })
 }))

@@ -4,6 +4,7 @@ import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
 import { type BusChange, ChangeEvent } from "../../shared/bus/events.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
+import { pollLoop } from "../jobs/pollLoop.ts"
 import { onOutboxDirty } from "./signal.ts"
 
 export const OUTBOX_CHANNEL = "ricochet_outbox"
@@ -59,11 +60,17 @@ export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus, 
 export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind, queryTimeoutMs } = yield* Database
   const bus = yield* ChangeBus
-  let wake: (() => void) | undefined
+  // A backstop only: commits wake the publisher (NOTIFY on PostgreSQL, in-process signal when embedded).
+  // Bus or database down: it backs off up to 5 s and tries again; nothing is lost meanwhile.
+  const loop = yield* pollLoop(
+    "outbox publisher",
+    Effect.map(Effect.tryPromise(() => publishPending(sql, bus, queryTimeoutMs)), (sent) => (sent > 0 ? "again" : "idle")),
+    { idleMs: kind === "postgres" ? 500 : 200 }
+  )
   if (kind === "postgres") {
     yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => sql.listen(OUTBOX_CHANNEL, () => wake?.()),
+        try: () => sql.listen(OUTBOX_CHANNEL, loop.wake),
         catch: (cause) => new OutboxListenError({ cause })
       }),
       // Cannot reject (.catch): a connection that is gone has unlistened already.
@@ -74,37 +81,8 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
         Effect.logWarning("outbox: LISTEN failed; changes are published by polling only", error.cause))
     )
   }
-  onOutboxDirty(() => wake?.())
+  onOutboxDirty(loop.wake)
   yield* Effect.addFinalizer(() => Effect.sync(() => onOutboxDirty(undefined)))
-  // A backstop only: commits wake the publisher (NOTIFY on PostgreSQL, in-process signal when embedded).
-  const idleMs = kind === "postgres" ? 500 : 200
-  let failures = 0
-  const sleep = (ms: number) =>
-    Effect.callback<void>((resume) => {
-      const timer = setTimeout(() => done(), ms)
-      const done = () => {
-        clearTimeout(timer)
-        wake = undefined
-        resume(Effect.void)
-      }
-      wake = done
-      return Effect.sync(() => clearTimeout(timer))
-    })
-  const step = Effect.tryPromise(() => publishPending(sql, bus, queryTimeoutMs)).pipe(
-    Effect.flatMap((sent) => {
-      failures = 0
-      return sent > 0 ? Effect.void : sleep(idleMs)
-    }),
-    Effect.catchCause((cause) => {
-      failures++
-      // Bus or database down: back off up to 5 s, then try again; nothing is lost meanwhile.
-      return Effect.andThen(
-        failures === 1 ? Effect.logWarning("outbox publish failed; retrying", cause) : Effect.void,
-        sleep(Math.min(5_000, 100 * 2 ** failures))
-      )
-    })
-  )
-  yield* Effect.forkScoped(Effect.forever(step))
 }))
 
 /** Sent rows are kept a day for inspection, then removed. */

@@ -7,6 +7,7 @@ import { quote } from "../../shared/clicks/parquet.ts"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { ClickStore } from "../analytics/ClickStore.ts"
+import { pollLoop } from "../jobs/pollLoop.ts"
 import { enqueueWebhookEvents, type WebhookEvent } from "./events.ts"
 
 /**
@@ -139,6 +140,7 @@ export const WebhookClickFeed = Layer.effectDiscard(Effect.gen(function*() {
   const round = Effect.tryPromise(async () => {
     await feedClicks(sql, store, done)
     if (++rounds % 600 === 0) await sql`DELETE FROM webhook_click_files WHERE seen_at < now() - interval '6 hours'`
-  }).pipe(Effect.catchCause((cause) => Effect.logWarning("webhook click feed round failed", cause)))
-  yield* Effect.forkScoped(Effect.forever(Effect.andThen(round, Effect.sleep(tickMs))))
+    return "idle" as const
+  })
+  yield* pollLoop("webhook click feed", round, { idleMs: tickMs })
 }))

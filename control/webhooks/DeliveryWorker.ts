@@ -1,6 +1,8 @@
 import { Effect, FiberSet, Layer } from "effect"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
+import { makeJobHealth } from "../jobs/jobHealth.ts"
+import { pollLoop } from "../jobs/pollLoop.ts"
 import { countWebhookDelivery } from "../ops/metrics.ts"
 import { type Claimed, claimDue, pruneDeliveries, recordAttempt, trimBacklogs } from "./deliveryQueue.ts"
 import { PROCESS_POOL } from "./fairClaim.ts"
@@ -28,35 +30,11 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
   const lookup = makeTargetLookup(config.dnsServers, config.webhooksAllowLoopback)
   const sends = yield* FiberSet.make<void, never>()
   let inFlight = 0
-  let wake: (() => void) | undefined
-  // A nudge while the fiber is busy claiming is kept, so the sleep after that claim is skipped.
-  let nudged = false
-  const nudge = () => {
-    if (wake !== undefined) wake()
-    else nudged = true
-  }
-  onWebhooksDue(nudge)
-  yield* Effect.addFinalizer(() => Effect.sync(() => onWebhooksDue(undefined)))
-  const idleMs = kind === "postgres" ? 500 : 250
-  let failures = 0
+  // Set once the loop runs: a send ending or a delivery enqueued here ends its rest.
+  let nudge = () => {}
   let trimmedAt = 0
   let prunedAt = Date.now()
-
-  const sleep = (ms: number) =>
-    Effect.callback<void>((resume) => {
-      if (nudged) {
-        nudged = false
-        return resume(Effect.void)
-      }
-      const done = () => {
-        clearTimeout(timer)
-        wake = undefined
-        resume(Effect.void)
-      }
-      const timer = setTimeout(done, ms)
-      wake = done
-      return Effect.sync(() => clearTimeout(timer))
-    })
+  const records = makeJobHealth("webhook delivery records")
 
   const deliver = (row: Claimed) =>
     Effect.tryPromise((signal) => {
@@ -69,8 +47,9 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
     }).pipe(
       Effect.flatMap((result) => Effect.tryPromise(() => recordAttempt(sql, row, result, new Date(), retryBaseMs))),
       Effect.flatMap((outcome) => countWebhookDelivery(outcome)),
+      Effect.tap(() => records.succeeded),
       // Not recorded (database down): the row's lease lapses and it is sent again, at least once.
-      Effect.catchCause((cause) => Effect.logWarning("webhook delivery attempt not recorded; it is retried after its lease", cause)),
+      Effect.catchCause(records.failed),
       Effect.ensuring(Effect.sync(() => {
         inFlight--
         nudge()
@@ -92,7 +71,7 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
     return trimmed
   }
 
-  const step = Effect.tryPromise(async () => {
+  const round = Effect.tryPromise(async () => {
     const trimmed = await housekeeping()
     const slots = PROCESS_POOL - inFlight
     return { trimmed, rows: slots > 0 ? await claimDue(sql, slots) : [] }
@@ -110,20 +89,12 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
         }, { discard: true })
       ).pipe(Effect.as(rows.length))
     ),
-    Effect.flatMap((claimed) => {
-      failures = 0
-      // Something was claimed and slots are left: there may be more. Else wait for a send to end,
-      // a new delivery, or the poll.
-      return claimed > 0 && inFlight < PROCESS_POOL ? Effect.void : sleep(idleMs)
-    }),
-    Effect.catchCause((cause) => {
-      failures++
-      // Database down: nothing is lost (rows stay pending, leases expire); try again a little later.
-      return Effect.andThen(
-        failures === 1 ? Effect.logWarning("webhook delivery round failed; retrying", cause) : Effect.void,
-        sleep(Math.min(5_000, 100 * 2 ** failures))
-      )
-    })
+    // Something was claimed and slots are left: there may be more. Else wait for a send to end,
+    // a new delivery, or the poll. Database down: nothing is lost (rows stay pending, leases expire).
+    Effect.map((claimed) => (claimed > 0 && inFlight < PROCESS_POOL ? "again" : "idle"))
   )
-  yield* Effect.forkScoped(Effect.forever(step))
+  const loop = yield* pollLoop("webhook deliveries", round, { idleMs: kind === "postgres" ? 500 : 250 })
+  nudge = loop.wake
+  onWebhooksDue(loop.wake)
+  yield* Effect.addFinalizer(() => Effect.sync(() => onWebhooksDue(undefined)))
 }))

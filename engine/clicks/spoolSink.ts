@@ -238,6 +238,9 @@ export class SpoolSink implements ClickSink {
     sink.file = await openFile(path.join(options.spoolDir, segmentName(sink.seq)))
     // A clicks directory that cannot be written now does not stop the engine: the leftovers stay
     // in the spool and every roll tries them again, oldest first.
+    if (leftovers.length > 0) {
+      console.log(`engine: recovering ${leftovers.length} spool segment(s) an earlier run left in ${options.spoolDir} (acknowledged clicks, written to Parquet now)`)
+    }
     await sink.convertSealed().catch((error) => sink.rollFailed(error))
     sink.rollTimer = setInterval(() => void sink.rollOnTimer(), options.rollMs)
     sink.rollTimer.unref()

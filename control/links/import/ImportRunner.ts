@@ -2,6 +2,7 @@ import { Effect, Layer, Result, Semaphore } from "effect"
 import { hostname } from "node:os"
 import { randomBytes } from "node:crypto"
 import { Database } from "../../../shared/db/Database.ts"
+import { pollLoop } from "../../jobs/pollLoop.ts"
 import { type FieldIssue, type ServiceUnavailable, unknownReference } from "../../api/errors.ts"
 import { query } from "../../db/sql.ts"
 import type { Plan } from "../../plans/plans.ts"
@@ -238,10 +239,6 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
     }
     yield* runTurn(job)
     return true
-  }).pipe(
-    Effect.provideService(Database, database),
-    Effect.catchCause((cause) => Effect.as(Effect.logWarning("import round failed", cause), false))
-  )
-  const runner = Effect.forever(Effect.flatMap(round, (worked) => (worked ? Effect.void : Effect.sleep(IDLE_MS))))
-  for (let i = 0; i < IMPORT_RUNNERS; i++) yield* Effect.forkScoped(runner)
+  }).pipe(Effect.provideService(Database, database), Effect.map((worked) => (worked ? "again" as const : "idle" as const)))
+  for (let i = 0; i < IMPORT_RUNNERS; i++) yield* pollLoop(`import runner ${i + 1}`, round, { idleMs: IDLE_MS })
 })).pipe(Layer.provide(LinkRepositoryLayer))
