@@ -138,13 +138,24 @@ const dropTornRecord = async (file: string): Promise<void> => {
   }
 }
 
-/** The whole records (lines) of a segment: a torn last one, without its newline, is not a click. */
+const QUOTE = 0x22
+const NEWLINE = 0x0a
+
+/**
+ * The whole records of a segment: CSV lines, whose quoted values may hold newlines (a doubled
+ * quote inside one toggles twice). A torn last record, without its closing newline, is not a click.
+ */
 const countRecords = async (file: string): Promise<number> => {
   let records = 0
+  let quoted = false
   const handle = await open(file, "r")
   try {
     for await (const chunk of handle.createReadStream({ highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) records++
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i]
+        if (byte === QUOTE) quoted = !quoted
+        else if (byte === NEWLINE && !quoted) records++
+      }
     }
   } finally {
     await handle.close()
