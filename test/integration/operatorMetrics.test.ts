@@ -56,7 +56,10 @@ describe("operator ports and request logs of separate control and engine process
       RICOCHET_LOG_FORMAT: "json",
       RICOCHET_ACCESS_LOG: "1"
     }, true)
-    engine = await startEngineProcess({ DATABASE_URL: db.url, NATS_URL: nats.url, RICOCHET_DATA_DIR: dirs[1], RICOCHET_LOG_FORMAT: "json", RICOCHET_ENGINE_WORKERS: "2" })
+    engine = await startEngineProcess({ DATABASE_URL: db.url, NATS_URL: nats.url, RICOCHET_DATA_DIR: dirs[1], RICOCHET_LOG_FORMAT: "json", RICOCHET_ENGINE_WORKERS: "2",
+      // No roll while the test runs: acknowledged clicks stay in the spool.
+      RICOCHET_ROLL_SECONDS: "3600"
+    })
   }, 180_000)
 
   afterAll(async () => {
@@ -100,6 +103,15 @@ describe("operator ports and request logs of separate control and engine process
     // New connections each: the kernel spreads them over the workers.
     for (let i = 0; i < 8; i++) expect((await visit(engineUrl, HOST, "/apart")).status).toBe(302)
     expect(valueOf(await engineMetrics(), "ricochet_engine_answer_duration_seconds_count")).toBe(before + 8)
+  })
+
+  it("counts the clicks acknowledged and not yet rolled into Parquet (what spool_pending_clicks never said)", async () => {
+    await eventually(async () => (valueOf(await engineMetrics(), "ricochet_engine_clicks_acknowledged_total") ?? 0) >= 8, 10_000, 100)
+    const text = await engineMetrics()
+    const acknowledged = valueOf(text, "ricochet_engine_clicks_acknowledged_total")!
+    expect(valueOf(text, "ricochet_engine_clicks_rolled_total")).toBe(0)
+    expect(valueOf(text, "ricochet_engine_spool_unrolled_clicks")).toBe(acknowledged)
+    expect(valueOf(text, "ricochet_engine_clicks_waiting_for_disk")).toBe(0)
   })
 
   it("writes one access line per request, with its id, route, path, status, duration, client and size, and no secret", async () => {
