@@ -131,16 +131,16 @@ export const CoreLayer = (config: RicochetConfig) => {
 
 /**
  * The control plane: provisioning and background jobs first, then the API server and the
- * operator port. The API only accepts requests once the first-start workspace exists. Its output keeps FirstWorkspace for
- * the closing block.
+ * operator port (control/ops/adminServer.ts). The API only accepts requests once the first-start
+ * workspace exists. Its output keeps FirstWorkspace for the closing block.
  */
 export const ControlParts = (config: RicochetConfig) => {
   const startup = Layer.mergeAll(
     FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob,
     ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed
   )
-  const servers = Layer.merge(ApiServerLayer(config.listenHost, config.apiPort), ControlAdminServerLayer(config.controlAdminHost, config.controlAdminPort))
-  return servers.pipe(Layer.provideMerge(startup))
+  return Layer.merge(ApiServerLayer(config.listenHost, config.apiPort), ControlAdminServerLayer(config.controlAdminHost, config.controlAdminPort))
+    .pipe(Layer.provideMerge(startup))
 }
 
 /** `ricochet control`: the control plane alone. */

@@ -80,9 +80,9 @@ const metricsElsewhere = HttpServerResponse.jsonUnsafe(
 /**
  * Everything else control serves: the OpenAPI document, unknown /v1 paths (still authenticated
  * and counted, then 404), paths the router cannot decode, liveness (/healthz: the process runs,
- * nothing else asked), readiness (/readyz: database and bus; also on the operator port, where
- * /metrics is), and the dashboard everywhere else. A defect
- * anywhere is logged and answered 500 with the error body.
+ * nothing else asked), readiness (/readyz: database and bus; also on the operator port, the only
+ * one serving /metrics), and the dashboard everywhere else. A defect anywhere is logged and
+ * answered 500 with the error body.
  */
 const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const undecodableV1Path = yield* admitted("general", Effect.fail(new BadRequest({ message: undecodable })))
