@@ -4,6 +4,7 @@ import { Layer } from "effect"
 import { ControlParts, CoreLayer, Ready } from "./control/control.ts"
 import { runProcess } from "./control/runProcess.ts"
 import { EngineLayer } from "./engine/EngineLayer.ts"
+import { EngineServesProcessMetrics } from "./engine/ops/engineMetrics.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "./shared/config.ts"
 import { portProblem } from "./shared/startup/ports.ts"
 
@@ -23,11 +24,14 @@ try {
 const taken = await portProblem(config.listenHost, [
   { port: config.apiPort, variable: "RICOCHET_API_PORT", what: "API" },
   { port: config.enginePort, variable: "RICOCHET_ENGINE_PORT", what: "short links" },
-  { port: config.engineAdminPort, variable: "RICOCHET_ENGINE_ADMIN_PORT", what: "engine health and metrics" }
+  { port: config.controlAdminPort, host: config.controlAdminHost, variable: "RICOCHET_CONTROL_ADMIN_PORT", what: "control health and metrics" },
+  { port: config.engineAdminPort, host: config.engineAdminHost, variable: "RICOCHET_ENGINE_ADMIN_PORT", what: "engine health and metrics" }
 ])
 if (taken !== undefined) {
   console.error(taken)
   process.exit(1)
 }
 
-runProcess(Ready(true).pipe(Layer.provide(Layer.merge(ControlParts(config), EngineLayer)), Layer.provide(CoreLayer(config))))
+// One process: control's /metrics carries the process's own series, the engine's does not repeat them.
+const Engine = EngineLayer.pipe(Layer.provide(Layer.succeed(EngineServesProcessMetrics)(false)))
+runProcess(Ready(true).pipe(Layer.provide(Layer.merge(ControlParts(config), Engine)), Layer.provide(CoreLayer(config))))

@@ -307,7 +307,10 @@ const main = async () => {
   // The processes' code is loaded only to run them: administrative commands start quicker without it.
   if (noun === "control" && verb === undefined) {
     // Before anything is written (a first start creates the workspace and prints its key once).
-    const taken = await portProblem(config.listenHost, [{ port: config.apiPort, variable: "RICOCHET_API_PORT", what: "API" }])
+    const taken = await portProblem(config.listenHost, [
+      { port: config.apiPort, variable: "RICOCHET_API_PORT", what: "API" },
+      { port: config.controlAdminPort, host: config.controlAdminHost, variable: "RICOCHET_CONTROL_ADMIN_PORT", what: "control health and metrics" }
+    ])
     if (taken !== undefined) return fail(taken.replace(/^ricochet: /, ""))
     const [{ runProcess }, { ControlLayer }] = await Promise.all([import("../control/runProcess.ts"), import("../control/control.ts")])
     runProcess(ControlLayer(config))
@@ -319,7 +322,7 @@ const main = async () => {
     }
     const taken = await portProblem(config.listenHost, [
       { port: config.enginePort, variable: "RICOCHET_ENGINE_PORT", what: "short links" },
-      { port: config.engineAdminPort, variable: "RICOCHET_ENGINE_ADMIN_PORT", what: "engine health and metrics" }
+      { port: config.engineAdminPort, host: config.engineAdminHost, variable: "RICOCHET_ENGINE_ADMIN_PORT", what: "engine health and metrics" }
     ])
     if (taken !== undefined) return fail(taken.replace(/^ricochet: /, ""))
     if (config.natsUrl === undefined) {

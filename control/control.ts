@@ -10,6 +10,7 @@ import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
 import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
+import { ControlAdminServerLayer } from "./ops/adminServer.ts"
 import { ImportJobRepositoryLayer } from "./links/import/ImportJobRepository.ts"
 import { ImportRunner } from "./links/import/ImportRunner.ts"
 import { pollLoop } from "./jobs/pollLoop.ts"
@@ -128,16 +129,17 @@ export const CoreLayer = (config: RicochetConfig) => {
 }
 
 /**
- * The control plane: provisioning and background jobs first, then the API server. The server
- * only accepts requests once the first-start workspace exists. Its output keeps FirstWorkspace for
- * the closing block.
+ * The control plane: provisioning and background jobs first, then the API server and the
+ * operator port (control/ops/adminServer.ts). The API only accepts requests once the first-start
+ * workspace exists. Its output keeps FirstWorkspace for the closing block.
  */
 export const ControlParts = (config: RicochetConfig) => {
   const startup = Layer.mergeAll(
     FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob,
     ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed
   )
-  return ApiServerLayer(config.listenHost, config.apiPort).pipe(Layer.provideMerge(startup))
+  return Layer.merge(ApiServerLayer(config.listenHost, config.apiPort), ControlAdminServerLayer(config.controlAdminHost, config.controlAdminPort))
+    .pipe(Layer.provideMerge(startup))
 }
 
 /** `ricochet control`: the control plane alone. */

@@ -7,6 +7,7 @@ import * as path from "node:path"
 import { describeHolder, lockDirectory } from "../shared/startup/directoryLock.ts"
 import { StartupFailure } from "../shared/startup/startupFailure.ts"
 import { startEngine } from "./engine.ts"
+import { EngineServesProcessMetrics } from "./ops/engineMetrics.ts"
 
 /** The engine did not start (its port taken, the database unreachable, the click spool not opened). */
 export class EngineStartError extends Data.TaggedError("EngineStartError")<{ readonly cause: unknown }> {
@@ -82,10 +83,11 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
     maxPendingClicks: config.spoolBufferClicks,
     maxPendingBytes: Math.floor(config.spoolBufferMegabytes * 1024 * 1024)
   }
+  const processWide = yield* EngineServesProcessMetrics
   yield* holdEngineId(engineId, spool.spoolDir)
   console.log("Starting the engine…")
   const engine = yield* Effect.acquireRelease(
-    Effect.tryPromise({ try: () => startEngine({ config, sql, bus, spool }), catch: (cause) => new EngineStartError({ cause }) }),
+    Effect.tryPromise({ try: () => startEngine({ config, sql, bus, spool, processMetrics: processWide }), catch: (cause) => new EngineStartError({ cause }) }),
     // Cannot reject (.catch): a stop that fails has nothing left to retry; the process is ending.
     (engine) =>
       Effect.promise(async () => {

@@ -12,7 +12,8 @@ import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
 import { type EngineServerOptions, startEngineServer } from "./http/server.ts"
 import { startAdminServer } from "./ops/adminServer.ts"
 import { AnswerCounts } from "./ops/answerCounts.ts"
-import { engineMetrics, recordBusLag } from "./ops/engineMetrics.ts"
+import { engineMetrics } from "./ops/engineMetrics.ts"
+import { processMetrics } from "../shared/ops/processMetrics.ts"
 import { snapshotOf, statsOf, statusOf, sumStats } from "./ops/engineStatus.ts"
 import { HttpWorkers, type HttpWorkersOptions } from "./workers/httpWorkers.ts"
 
@@ -23,6 +24,8 @@ export interface EngineDeps {
   readonly bus: Bus
   /** Where the click writer thread keeps its spool and writes Parquet. */
   readonly spool: Omit<SpoolOptions, "duck">
+  /** The process's own series on this engine's /metrics: when no control runs in the process. */
+  readonly processMetrics?: boolean
 }
 
 /** What the bus tells the caches, in order. */
@@ -42,7 +45,7 @@ interface Serving {
  * the click writer thread, and the uWebSockets.js server, on this thread or on
  * RICOCHET_ENGINE_WORKERS worker threads sharing the port (each with its own cache).
  */
-export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
+export const startEngine = async ({ config, sql, bus, spool, processMetrics: withProcess = true }: EngineDeps) => {
   const secret = await loadEngineSecret(sql)
   const source = {
     link: (host: string, slug: string) => loadLinkRecord(sql, host, slug),
@@ -68,9 +71,10 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
   // Subscribed before serving starts, so no change is missed in between; applied once it runs.
   const early: Array<BusNews> = []
   const deliver = (news: BusNews) => (serving === undefined ? early.push(news) : serving.apply(news))
+  const metrics = engineMetrics()
   const unsubscribeEvents = bus.subscribe((event, changedAt) => {
     deliver({ type: "change", event })
-    if (changedAt !== undefined) recordBusLag(changedAt)
+    if (changedAt !== undefined) metrics.recordBusLag(changedAt)
   }, () => deliver({ type: "reset" }))
   const unsubscribeState = bus.onState((state) => {
     if (state.connected && !busState.connected) busReconnects++
@@ -84,7 +88,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
 
   const clicks = await ClickChannel.start({ spool, secret, geoHeader: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
   const statusText = (total: WorkerStats, each: ReadonlyArray<WorkerStats>) => JSON.stringify(statusOf(total, busState.connected, clicks, each))
-  const render = engineMetrics()
+  const processWide = withProcess ? processMetrics() : () => ""
   let admin: Awaited<ReturnType<typeof startAdminServer>>
   try {
     const server = { host: config.listenHost, port: config.enginePort, secret, trustProxy: config.trustProxy, linkScheme: config.linkScheme }
@@ -114,7 +118,7 @@ export const startEngine = async ({ config, sql, bus, spool }: EngineDeps) => {
         const { total } = await running.stats()
         return total.links + total.domains
       },
-      metrics: async () => render(snapshotOf((await running.stats()).total, busState.connected, busReconnects, clicks))
+      metrics: async () => metrics.render(snapshotOf((await running.stats()).total, busState.connected, busReconnects, clicks)) + processWide()
     }).catch(async (error) => {
       await running.stop()
       throw error

@@ -15,6 +15,9 @@ export interface RicochetConfig {
   /** The engine's operator port (/healthz, /readyz, /metrics) and its address; 0 picks a free port. */
   readonly engineAdminHost: string
   readonly engineAdminPort: number
+  /** Control's operator port (/healthz, /readyz, /metrics) and its address; 0 picks a free port. */
+  readonly controlAdminHost: string
+  readonly controlAdminPort: number
   readonly shortDomain: string
   readonly linkScheme: "http" | "https"
   /**
@@ -33,6 +36,10 @@ export interface RicochetConfig {
   readonly trustProxy: boolean
   /** RICOCHET_LOG_FORMAT; unset: pretty on a terminal, JSON otherwise (shared/logging). */
   readonly logFormat: "json" | "pretty" | undefined
+  /** Control: one log line per API request (RICOCHET_ACCESS_LOG). */
+  readonly accessLog: boolean
+  /** Control: an API request answered later than this many milliseconds is logged; 0 logs none. */
+  readonly slowRequestMs: number
   /** Control: the first start's admin user signs in with this email. */
   readonly adminEmail: string
   /** Control: a session unused this long is over. */
@@ -268,6 +275,8 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     listenHost,
     engineAdminHost: nonEmpty(env, "RICOCHET_ENGINE_ADMIN_HOST") ?? listenHost,
     engineAdminPort: port(env, "RICOCHET_ENGINE_ADMIN_PORT", 9464),
+    controlAdminHost: nonEmpty(env, "RICOCHET_CONTROL_ADMIN_HOST") ?? listenHost,
+    controlAdminPort: port(env, "RICOCHET_CONTROL_ADMIN_PORT", 9465),
     shortDomain,
     linkScheme: scheme,
     linkPort: local && enginePort !== 80 && enginePort !== 0 ? enginePort : undefined,
@@ -276,6 +285,8 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     natsUrl: url(env, "NATS_URL", ["nats", "tls", "ws", "wss"]),
     trustProxy: bool(env, "RICOCHET_TRUST_PROXY"),
     logFormat: logFormat(env, "RICOCHET_LOG_FORMAT"),
+    accessLog: bool(env, "RICOCHET_ACCESS_LOG"),
+    slowRequestMs: nonNegativeNumber(env, "RICOCHET_SLOW_REQUEST_MS", 1000),
     adminEmail: email(env, "RICOCHET_ADMIN_EMAIL") ?? "admin@localhost",
     sessionIdleHours: positiveNumber(env, "RICOCHET_SESSION_IDLE_HOURS", 168),
     publicOrigin: origin(env, "RICOCHET_PUBLIC_ORIGIN"),

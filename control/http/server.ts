@@ -24,7 +24,6 @@ import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
 import { SessionServiceLayer } from "../sessions/SessionService.ts"
 import { SignInOriginLayer } from "../sessions/SignInOriginLayer.ts"
 import { LinksHandlers } from "../links/handlers.ts"
-import { metricsRoute } from "../ops/metrics.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
 import { QrRendererLayer } from "../links/qr/QrRenderer.ts"
 import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts"
@@ -72,17 +71,25 @@ const pathOf = (url: string) => new URL(url, "http://localhost").pathname
 
 const undecodable = "The request path is not percent-encoded UTF-8"
 
+/** Metrics are for the operator port (control/ops/adminServer.ts), not for whoever reaches the API. */
+const metricsElsewhere = HttpServerResponse.jsonUnsafe(
+  { error: { code: "not_found", message: "Metrics are served on control's operator port (RICOCHET_CONTROL_ADMIN_PORT, default 9465), not on the API port" } },
+  { status: 404 }
+)
+
 /**
  * Everything else control serves: the OpenAPI document, unknown /v1 paths (still authenticated
  * and counted, then 404), paths the router cannot decode, liveness (/healthz: the process runs,
- * nothing else asked), readiness (/readyz: database and bus), and the dashboard everywhere else. A defect
- * anywhere is logged and answered 500 with the error body.
+ * nothing else asked), readiness (/readyz: database and bus; also on the operator port, the only
+ * one serving /metrics), and the dashboard everywhere else. A defect anywhere is logged and
+ * answered 500 with the error body.
  */
 const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const undecodableV1Path = yield* admitted("general", Effect.fail(new BadRequest({ message: undecodable })))
+  const observe = observeRequest(yield* Configuration)
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
   yield* router.addGlobalMiddleware((app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-    observeRequest(answerUnexpected(
+    observe(answerUnexpected(
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (isDecodablePath(request.url)) return yield* app
@@ -101,7 +108,7 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   )
   yield* router.add("GET", "/healthz", Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" })))
   yield* router.add("GET", "/readyz", readinessRoute)
-  yield* router.add("GET", "/metrics", metricsRoute)
+  yield* router.add("GET", "/metrics", Effect.succeed(metricsElsewhere))
   yield* router.add("*", "*", yield* dashboardRoute)
 }))
 

@@ -1,26 +1,32 @@
 import { Effect, Exit, Metric, Predicate } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { PrometheusMetrics } from "effect/observability"
+
+/**
+ * Control's metrics, in Effect's default registry (the engine keeps its own: under `npm start`
+ * each /metrics serves its own series). Served on the operator port (adminServer.ts). Label names
+ * are snake_case, and labelled counters show every value they can take from the start, at 0.
+ */
 
 /**
  * Webhook delivery attempts by result: `delivered`, `failed` (retried later), `gave_up` (its 24 h
  * are over); and `dropped`, deliveries never sent because their webhook's backlog overflowed.
  */
+export const WEBHOOK_DELIVERY_RESULTS = ["delivered", "failed", "gave_up", "dropped"] as const
 const webhookDeliveries = Metric.counter("ricochet_control_webhook_deliveries_total", {
   description: "Webhook deliveries attempted, by result",
   incremental: true
 })
 
-export const countWebhookDelivery = (result: string, count = 1) =>
+export const countWebhookDelivery = (result: (typeof WEBHOOK_DELIVERY_RESULTS)[number], count = 1) =>
   Metric.update(Metric.withAttributes(webhookDeliveries, { result }), count)
 
 /** Domain checks by result: `ok` (the records are right) or `wrong`; with several controls, each domain is counted by the one that checked it. */
+export const DOMAIN_CHECK_RESULTS = ["ok", "wrong"] as const
 const domainChecks = Metric.counter("ricochet_control_domain_checks_total", {
   description: "Custom domain DNS checks, by result",
   incremental: true
 })
 
-export const countDomainCheck = (result: string) =>
+export const countDomainCheck = (result: (typeof DOMAIN_CHECK_RESULTS)[number]) =>
   Metric.update(Metric.withAttributes(domainChecks, { result }), 1)
 
 /** Seconds: from a millisecond API answer to the database deadline and past it. */
@@ -78,7 +84,7 @@ export const observeDatabaseCall = <A, E, R>(call: Effect.Effect<A, E, R>): Effe
   })
 
 const analyticsQueries = Metric.histogram("ricochet_control_analytics_query_duration_seconds", {
-  description: "Analytics questions answered by DuckDB, by groupBy",
+  description: "Analytics questions answered by DuckDB, by group_by (the API's groupBy)",
   boundaries: SECONDS
 })
 
@@ -87,11 +93,17 @@ export const observeAnalyticsQuery = <A, E, R>(groupBy: string, question: Effect
   Effect.suspend(() => {
     const started = performance.now()
     return Effect.onExit(question, () =>
-      Metric.update(Metric.withAttributes(analyticsQueries, { groupBy }), (performance.now() - started) / 1000))
+      Metric.update(Metric.withAttributes(analyticsQueries, { group_by: groupBy }), (performance.now() - started) / 1000))
   })
 
-/** GET /metrics on control's port: every Effect metric of this process in the Prometheus text format. */
-export const metricsRoute = Effect.map(
-  PrometheusMetrics.format(),
-  (body) => HttpServerResponse.text(body, { contentType: "text/plain; version=0.0.4; charset=utf-8", headers: { "cache-control": "no-store" } })
-)
+/**
+ * Every labelled counter at each value it can take, adding 0: a series exists (at 0) before its
+ * first event, so a rate or an alert on it has something to read. `routes` are the paths a 429
+ * can be answered on.
+ */
+export const registerKnownSeries = (routes: ReadonlyArray<string>) =>
+  Effect.all([
+    ...WEBHOOK_DELIVERY_RESULTS.map((result) => countWebhookDelivery(result, 0)),
+    ...DOMAIN_CHECK_RESULTS.map((result) => Metric.update(Metric.withAttributes(domainChecks, { result }), 0)),
+    ...routes.map((route) => Metric.update(Metric.withAttributes(rateLimitRefusals, { route }), 0))
+  ], { discard: true })

@@ -1,4 +1,4 @@
-import type { TransactionSql } from "postgres"
+import type { Sql, TransactionSql } from "postgres"
 import { type ChangeEvent, subjectOf } from "../../shared/bus/events.ts"
 import { markOutboxDirty } from "./signal.ts"
 
@@ -13,4 +13,10 @@ export const writeEvents = async (tx: TransactionSql, events: ReadonlyArray<Chan
   // Delivered at commit: wakes the publisher of every control process listening on PostgreSQL.
   await tx`SELECT pg_notify('ricochet_outbox', '')`
   markOutboxDirty()
+}
+
+/** Change events committed and not yet published to the bus: the outbox's backlog (the partial index outbox_unsent counts them). */
+export const countUnpublished = async (sql: Sql): Promise<number> => {
+  const [{ backlog }] = await sql<{ backlog: number }[]>`SELECT count(*)::int AS backlog FROM outbox WHERE sent_at IS NULL`
+  return backlog
 }

@@ -16,11 +16,14 @@ const MAX_BACKLOG = 200_000
 const RESTART_MS = 1_000
 const CLOSE_TIMEOUT_MS = 10_000
 
-const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0, pending: 0 }, dropped: 0 }
-/** Totals over writers; `pending` is the latest writer's alone (a writer that ended waits for nothing). */
+const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0, pending: 0, unrolled: 0 }, dropped: 0 }
+/**
+ * Totals over writers; `pending` and `unrolled` are the latest writer's alone (a writer that ended
+ * waits for nothing, and its restarted successor counts the segments it left).
+ */
 const add = (a: ClickCounts, b: ClickCounts): ClickCounts => ({
   clicks: { people: a.clicks.people + b.clicks.people, agent: a.clicks.agent + b.clicks.agent, bot: a.clicks.bot + b.clicks.bot },
-  sink: { acknowledged: a.sink.acknowledged + b.sink.acknowledged, rolled: a.sink.rolled + b.sink.rolled, pending: b.sink.pending },
+  sink: { acknowledged: a.sink.acknowledged + b.sink.acknowledged, rolled: a.sink.rolled + b.sink.rolled, pending: b.sink.pending, unrolled: b.sink.unrolled },
   dropped: a.dropped + b.dropped
 })
 const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot

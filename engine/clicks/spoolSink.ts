@@ -138,6 +138,31 @@ const dropTornRecord = async (file: string): Promise<void> => {
   }
 }
 
+const QUOTE = 0x22
+const NEWLINE = 0x0a
+
+/**
+ * The whole records of a segment: CSV lines, whose quoted values may hold newlines (a doubled
+ * quote inside one toggles twice). A torn last record, without its closing newline, is not a click.
+ */
+const countRecords = async (file: string): Promise<number> => {
+  let records = 0
+  let quoted = false
+  const handle = await open(file, "r")
+  try {
+    for await (const chunk of handle.createReadStream({ highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+      for (let i = 0; i < chunk.length; i++) {
+        const byte = chunk[i]
+        if (byte === QUOTE) quoted = !quoted
+        else if (byte === NEWLINE && !quoted) records++
+      }
+    }
+  } finally {
+    await handle.close()
+  }
+  return records
+}
+
 const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
 const SEGMENT = /^(\d{16})\.csv$/
 
@@ -219,8 +244,14 @@ export class SpoolSink implements ClickSink {
   private closed = false
   private readonly maxPendingClicks: number
   private readonly maxPendingBytes: number
-  /** Clicks fsynced to the spool (acknowledged) and clicks in Parquet, since start; clicks waiting for the disk. */
-  readonly counts = { acknowledged: 0, rolled: 0, pending: 0 }
+  /**
+   * Clicks fsynced to the spool (acknowledged) and clicks in Parquet, since start; clicks waiting
+   * in memory for the disk (not yet acknowledged); clicks on disk in the spool not yet rolled into
+   * Parquet (acknowledged ones, and those an earlier run left).
+   */
+  readonly counts = { acknowledged: 0, rolled: 0, pending: 0, unrolled: 0 }
+  /** Clicks on disk in each segment still in the spool, by seq: what its roll takes out of `unrolled`. */
+  private readonly segmentClicks = new Map<number, number>()
 
   private constructor(private readonly options: SpoolOptions, private readonly openFile: OpenSegmentFile) {
     this.maxPendingClicks = options.maxPendingClicks ?? DEFAULT_MAX_PENDING_CLICKS
@@ -235,6 +266,11 @@ export class SpoolSink implements ClickSink {
     const leftovers = (await readdir(options.spoolDir)).filter((name) => SEGMENT.test(name)).sort()
     const last = leftovers.length === 0 ? 0 : Number(SEGMENT.exec(leftovers[leftovers.length - 1])![1])
     sink.seq = Math.max(last, Date.now() * 1000) + 1
+    for (const name of leftovers) {
+      const records = await countRecords(path.join(options.spoolDir, name))
+      sink.segmentClicks.set(Number(SEGMENT.exec(name)![1]), records)
+      sink.counts.unrolled += records
+    }
     sink.file = await openFile(path.join(options.spoolDir, segmentName(sink.seq)))
     // A clicks directory that cannot be written now does not stop the engine: the leftovers stay
     // in the spool and every roll tries them again, oldest first.
@@ -311,6 +347,8 @@ export class SpoolSink implements ClickSink {
       this.pendingBytes -= bytes
       this.counts.pending -= clicks
       this.counts.acknowledged += clicks
+      this.counts.unrolled += clicks
+      this.segmentClicks.set(this.seq, (this.segmentClicks.get(this.seq) ?? 0) + clicks)
       for (const batch of batches) batch.resolve()
       this.recovered()
     })
@@ -417,6 +455,8 @@ export class SpoolSink implements ClickSink {
     }
     this.counts.rolled += await convertSegment(this.options.duck, job)
     this.segmentHours.delete(seq)
+    this.counts.unrolled -= this.segmentClicks.get(seq) ?? 0
+    this.segmentClicks.delete(seq)
   }
 
   /** Everything written so far is fsynced and rolled into Parquet (waits while the disk refuses). */

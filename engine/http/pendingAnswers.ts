@@ -1,6 +1,6 @@
 import type uWS from "uWebSockets.js"
 import { SourceUnavailable } from "../cache/sourceGuard.ts"
-import { answerFailure } from "./respond.ts"
+import { answerFailure, arrivalOfThisRequest, requestArrived } from "./respond.ts"
 
 export type Respond = (res: uWS.HttpResponse) => void
 
@@ -32,6 +32,8 @@ export class PendingAnswers {
    */
   later(res: uWS.HttpResponse, head: boolean, work: () => Promise<void | Respond>, paused = true) {
     let aborted = false
+    // This request's arrival, for its latency once answered (other requests arrive meanwhile).
+    const arrived = arrivalOfThisRequest()
     this.inflight++
     res.onAborted(() => {
       aborted = true
@@ -42,6 +44,7 @@ export class PendingAnswers {
         if (!aborted && respond) {
           res.cork(() => {
             res.resume()
+            requestArrived(arrived)
             respond(res)
           })
         }
@@ -50,7 +53,10 @@ export class PendingAnswers {
         // The database is down or hangs and there is no earlier answer (the cache logs the outage).
         const unavailable = error instanceof SourceUnavailable
         if (!unavailable) console.error("engine request failed", error)
-        if (!aborted) answerFailure(res, head, unavailable ? 503 : 500)
+        if (!aborted) {
+          requestArrived(arrived)
+          answerFailure(res, head, unavailable ? 503 : 500)
+        }
       })
       .finally(() => {
         this.inflight--

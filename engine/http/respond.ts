@@ -22,6 +22,9 @@ const STATUS_LINE: Readonly<Record<number, string>> = {
   503: "503 Service Unavailable"
 }
 
+/** Every status the engine answers with: its metrics show each from the start, at 0. */
+export const ANSWER_STATUSES: ReadonlyArray<number> = Object.keys(STATUS_LINE).map(Number)
+
 export const NO_STORE = "private, no-store"
 
 /**
@@ -40,8 +43,25 @@ export const countAnswersIn = (counts: AnswerCounts | undefined): void => {
   answers = counts
 }
 
+/**
+ * When the request being answered reached its handler (performance.now()), for the latency
+ * histogram: set as each request is routed, and set back before an answer that needed an await is
+ * written (PendingAnswers). A module variable rather than a field of every call, as `answers` is:
+ * the thread answers one request at a time.
+ */
+let arrivedAt = 0
+export const requestArrived = (at: number = performance.now()): void => {
+  arrivedAt = at
+}
+/** The arrival of the request being handled now. */
+export const arrivalOfThisRequest = (): number => arrivedAt
+
+const counted = (status: number) => {
+  if (answers !== undefined) answers.record(status, performance.now() - arrivedAt)
+}
+
 export const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: Headers, body = "", extra: Headers = []) => {
-  answers?.record(status)
+  counted(status)
   res.writeStatus(STATUS_LINE[status] ?? `${status}`)
   for (const [name, value] of headers) res.writeHeader(name, value)
   for (const [name, value] of extra) res.writeHeader(name, value)
@@ -60,7 +80,7 @@ export const page = (res: uWS.HttpResponse, head: boolean, status: number, html:
 /** The hot path's response: written directly, without send()'s header list. */
 export const redirect = (res: uWS.HttpResponse, head: boolean, status: number, location: string) => {
   if (!safeLocation(location)) return page(res, head, 502, errorPage())
-  answers?.record(status)
+  counted(status)
   res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
     .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
   if (head) res.writeHeader("content-length", "0").endWithoutBody()

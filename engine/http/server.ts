@@ -8,7 +8,7 @@ import { makePasswordHandler } from "./passwordHandler.ts"
 import { PendingAnswers } from "./pendingAnswers.ts"
 import { localAttempts, type PasswordAttempts } from "../password/unlock.ts"
 import type { AnswerCounts } from "../ops/answerCounts.ts"
-import { answerFailure, countAnswersIn, page } from "./respond.ts"
+import { answerFailure, countAnswersIn, page, requestArrived } from "./respond.ts"
 import { makeStatusHandler } from "./statusHandler.ts"
 import { makeVisitHandler } from "./visitHandler.ts"
 
@@ -70,6 +70,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   uWS._cfg("silent")
   const app = uWS.App()
   app.any("/*", (res, req) => {
+    requestArrived()
     try {
       route(res, req)
     } catch (error) {

@@ -1,7 +1,8 @@
 import type { ClickCounts } from "../../shared/clicks/writerMessages.ts"
 import type { WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
 import type { LinkCache } from "../cache/linkCache.ts"
-import type { AnswerCounts } from "./answerCounts.ts"
+import { addCounts } from "../../shared/ops/fixedHistogram.ts"
+import { ANSWER_LATENCY_MS, type AnswerCounts } from "./answerCounts.ts"
 import type { EngineSnapshot } from "./engineMetrics.ts"
 
 /** What one cache and its server counted: a worker's share of the engine's status and metrics. */
@@ -18,7 +19,8 @@ export const statsOf = (cache: LinkCache, answers: AnswerCounts): WorkerStats =>
     databaseFailures: cache.sourceFailures,
     staleAnswers: cache.staleAnswers,
     blockingLoads: cache.blockingLoads,
-    answers: answers.snapshot()
+    answers: answers.snapshot(),
+    latency: answers.latencySnapshot()
   }
 }
 
@@ -26,7 +28,7 @@ export const statsOf = (cache: LinkCache, answers: AnswerCounts): WorkerStats =>
 export const sumStats = (all: ReadonlyArray<WorkerStats>): WorkerStats => {
   const answers = new Map<number, number>()
   for (const stats of all) for (const [status, count] of stats.answers) answers.set(status, (answers.get(status) ?? 0) + count)
-  const total = (field: Exclude<keyof WorkerStats, "answers">) => all.reduce((sum, stats) => sum + stats[field], 0)
+  const total = (field: Exclude<keyof WorkerStats, "answers" | "latency">) => all.reduce((sum, stats) => sum + stats[field], 0)
   return {
     links: total("links"),
     domains: total("domains"),
@@ -38,7 +40,8 @@ export const sumStats = (all: ReadonlyArray<WorkerStats>): WorkerStats => {
     databaseFailures: total("databaseFailures"),
     staleAnswers: total("staleAnswers"),
     blockingLoads: total("blockingLoads"),
-    answers: [...answers].sort(([a], [b]) => a - b)
+    answers: [...answers].sort(([a], [b]) => a - b),
+    latency: addCounts(all.map((stats) => stats.latency), ANSWER_LATENCY_MS.length + 1)
   }
 }
 
@@ -63,12 +66,13 @@ export const statusOf = (stats: WorkerStats, busConnected: boolean, clicks: Clic
   sink: clicks.counts.sink,
   clicksDropped: clicks.dropped,
   /** Each HTTP worker's share, when there are several. */
-  ...(each.length > 1 ? { perWorker: each.map(({ answers, ...cache }) => ({ ...cache, answered: answers.reduce((sum, [, n]) => sum + n, 0) })) } : {})
+  ...(each.length > 1 ? { perWorker: each.map(({ answers, latency: _latency, ...cache }) => ({ ...cache, answered: answers.reduce((sum, [, n]) => sum + n, 0) })) } : {})
 })
 
 /** What /metrics exports. */
 export const snapshotOf = (stats: WorkerStats, busConnected: boolean, busReconnects: number, clicks: ClickFigures): EngineSnapshot => ({
   answers: stats.answers,
+  latency: stats.latency,
   busConnected,
   busReconnects,
   cacheEntries: stats.links + stats.domains,
@@ -80,6 +84,7 @@ export const snapshotOf = (stats: WorkerStats, busConnected: boolean, busReconne
   staleAnswers: stats.staleAnswers,
   clicksAcknowledged: clicks.counts.sink.acknowledged,
   clicksRolled: clicks.counts.sink.rolled,
-  clicksPending: clicks.counts.sink.pending,
+  clicksWaitingForDisk: clicks.counts.sink.pending,
+  clicksUnrolled: clicks.counts.sink.unrolled,
   clicksDropped: clicks.dropped
 })

@@ -22,8 +22,12 @@ export type RawClickColumns = typeof RawClickColumns.Type
 export const ClickCounts = Schema.Struct({
   /** Visits seen by audience (bots are seen, never written). */
   clicks: Schema.Struct({ people: Schema.Int, agent: Schema.Int, bot: Schema.Int }),
-  /** Clicks fsynced to the spool, rolled into Parquet, and waiting in memory for the disk to take them. */
-  sink: Schema.Struct({ acknowledged: Schema.Int, rolled: Schema.Int, pending: Schema.Int }),
+  /**
+   * Clicks fsynced to the spool (acknowledged) and rolled into Parquet since start; waiting in
+   * memory for the disk to take them (`pending`, not yet acknowledged); on disk in the spool and not
+   * yet rolled (`unrolled`, an earlier run's leftovers included).
+   */
+  sink: Schema.Struct({ acknowledged: Schema.Int, rolled: Schema.Int, pending: Schema.Int, unrolled: Schema.Int }),
   /** Clicks the writer derived and will never write: its spool buffer was full, or it closed before the disk took them. */
   dropped: Schema.Int
 })

@@ -24,7 +24,9 @@ export const WorkerStats = Schema.Struct({
   /** Misses answered by blocking the worker for the query (engine/cache/linkCache.ts, loadLinkNow). */
   blockingLoads: Schema.Number,
   /** Answers by HTTP status: [status, count] for each status answered at least once. */
-  answers: Schema.Array(Schema.Tuple([Schema.Int, Schema.Number]))
+  answers: Schema.Array(Schema.Tuple([Schema.Int, Schema.Number])),
+  /** Answer latency: counts per bucket of the engine's fixed boundaries (engine/ops/answerCounts.ts), and their sum in ms. */
+  latency: Schema.Struct({ counts: Schema.Array(Schema.Number), sum: Schema.Number })
 })
 export type WorkerStats = typeof WorkerStats.Type
 

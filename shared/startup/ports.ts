@@ -3,6 +3,8 @@ import { createServer } from "node:net"
 /** A port the process is about to listen on, and the variable that moves it. */
 export interface WantedPort {
   readonly port: number
+  /** Where it binds, when not the listen host (the operator ports have their own). */
+  readonly host?: string
   readonly variable: string
   readonly what: string
 }
@@ -22,12 +24,13 @@ const isFree = (host: string, port: number): Promise<boolean | NodeJS.ErrnoExcep
 export const portProblem = async (host: string, ports: ReadonlyArray<WantedPort>): Promise<string | undefined> => {
   for (const wanted of ports) {
     if (wanted.port === 0) continue
-    const free = await isFree(host, wanted.port)
+    const on = wanted.host ?? host
+    const free = await isFree(on, wanted.port)
     if (free === true) continue
     if (free === false) {
-      return `ricochet: port ${wanted.port} (${wanted.what}) is already in use on ${host}; set ${wanted.variable} to another port`
+      return `ricochet: port ${wanted.port} (${wanted.what}) is already in use on ${on}; set ${wanted.variable} to another port`
     }
-    return `ricochet: cannot listen on ${host}:${wanted.port} (${wanted.what}, ${wanted.variable}): ${free.code ?? free.message}`
+    return `ricochet: cannot listen on ${on}:${wanted.port} (${wanted.what}, ${wanted.variable}): ${free.code ?? free.message}`
   }
   return undefined
 }

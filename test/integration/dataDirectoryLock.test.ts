@@ -37,6 +37,7 @@ describe("the embedded data directory is held by one process", () => {
       RICOCHET_API_PORT: String(await freePort()),
       RICOCHET_ENGINE_PORT: String(await freePort()),
       RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+      RICOCHET_CONTROL_ADMIN_PORT: String(await freePort()),
       RICOCHET_LISTEN_HOST: "127.0.0.1",
       RICOCHET_LOG_FORMAT: "json"
     })

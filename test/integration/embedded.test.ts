@@ -72,6 +72,7 @@ describe("embedded default", () => {
         RICOCHET_LISTEN_HOST: "127.0.0.1",
         RICOCHET_API_PORT: String(await freePort()),
         RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+        RICOCHET_CONTROL_ADMIN_PORT: String(await freePort()),
         RICOCHET_ENGINE_PORT: String(port)
       })
       expect(await start.exited).toBe(1)
@@ -84,6 +85,7 @@ describe("embedded default", () => {
 
   it.each([
     ["control", "RICOCHET_API_PORT", "API", {}],
+    ["control", "RICOCHET_CONTROL_ADMIN_PORT", "control health and metrics", {}],
     ["engine", "RICOCHET_ENGINE_PORT", "short links", { DATABASE_URL: "postgres://127.0.0.1:1/never" }],
     ["engine", "RICOCHET_ENGINE_ADMIN_PORT", "engine health and metrics", { DATABASE_URL: "postgres://127.0.0.1:1/never" }]
   ] as const)("ricochet %s alone refuses a taken %s in one line, before anything is written", async (role, variable, what, env) => {
@@ -100,6 +102,7 @@ describe("embedded default", () => {
         RICOCHET_API_PORT: String(await freePort()),
         RICOCHET_ENGINE_PORT: String(await freePort()),
         RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+        RICOCHET_CONTROL_ADMIN_PORT: String(await freePort()),
         ...env,
         [variable]: String(port)
       })

@@ -41,6 +41,7 @@ describe("a start that cannot go on says why in one line", () => {
       NATS_URL: undefined,
       RICOCHET_DATA_DIR: dir,
       RICOCHET_API_PORT: String(await freePort()),
+      RICOCHET_CONTROL_ADMIN_PORT: String(await freePort()),
       RICOCHET_LOG_FORMAT: "json"
     })
     expect(await control.exited, control.output()).toBe(1)
@@ -115,7 +116,8 @@ describe("a NATS server nobody answers does not hold a start up", () => {
       DATABASE_URL: db.url,
       NATS_URL: natsUrl,
       RICOCHET_DATA_DIR: dir,
-      RICOCHET_API_PORT: String(await freePort())
+      RICOCHET_API_PORT: String(await freePort()),
+      RICOCHET_CONTROL_ADMIN_PORT: String(await freePort())
     })
     // Signalled in the middle of the start, once it is opening its connections.
     await expect.poll(() => control.output(), { timeout: 30_000, interval: 20 }).toContain("Connecting to PostgreSQL")

@@ -131,6 +131,7 @@ export const startControl = async (env: Record<string, string | undefined>, alon
     RICOCHET_API_PORT: String(port),
     RICOCHET_ENGINE_PORT: String(await freePort()),
     RICOCHET_ENGINE_ADMIN_PORT: String(await freePort()),
+    RICOCHET_CONTROL_ADMIN_PORT: String(await freePort()),
     RICOCHET_LISTEN_HOST: "127.0.0.1",
     ...env
   }

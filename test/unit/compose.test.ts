@@ -122,15 +122,17 @@ describe("compose.yaml", () => {
       expect(error instanceof ConfigError ? error.message : error).toBeUndefined()
     })
 
-    it("publishes the ports it listens on (an engine's operator port on loopback only)", () => {
+    it("publishes the ports it listens on (operator ports on loopback only)", () => {
       const config = configOf(env)
       const listens = roleOf(service) === "engine"
         ? [config.enginePort, config.engineAdminPort]
         : roleOf(service) === "control"
-        ? [config.apiPort]
-        : [config.apiPort, config.enginePort, config.engineAdminPort]
+        ? [config.apiPort, config.controlAdminPort]
+        : [config.apiPort, config.controlAdminPort, config.enginePort, config.engineAdminPort]
       expect(publishedPorts(service).map((p) => p.container).sort()).toEqual(listens.sort())
-      const operator = (service.ports ?? []).filter((port) => String(port).endsWith(`:${config.engineAdminPort}`))
+      const operatorPorts = roleOf(service) === "engine" ? [config.engineAdminPort] : [config.controlAdminPort, config.engineAdminPort]
+      const operator = (service.ports ?? []).filter((port) => operatorPorts.some((p) => String(port).endsWith(`:${p}`)))
+      expect(operator.length).toBeGreaterThan(0)
       for (const port of operator) expect(String(port)).toMatch(/^127\.0\.0\.1:/)
     })
 

@@ -86,7 +86,14 @@ describe("loadConfig values", () => {
     ...(["0", "false", "no"] as const).map((v) => [`trust proxy ${v}`, { RICOCHET_TRUST_PROXY: v }, { trustProxy: false }] as const),
     ["spool buffer defaults", {}, { spoolBufferClicks: 200_000, spoolBufferMegabytes: 128 }],
     ["spool buffer clicks", { RICOCHET_SPOOL_BUFFER_CLICKS: "5000" }, { spoolBufferClicks: 5000 }],
-    ["spool buffer megabytes", { RICOCHET_SPOOL_BUFFER_MB: "0.5" }, { spoolBufferMegabytes: 0.5 }]
+    ["spool buffer megabytes", { RICOCHET_SPOOL_BUFFER_MB: "0.5" }, { spoolBufferMegabytes: 0.5 }],
+    ["operator ports default", {}, { controlAdminPort: 9465, controlAdminHost: "0.0.0.0", engineAdminPort: 9464, engineAdminHost: "0.0.0.0" }],
+    ["operator ports on the listen host", { RICOCHET_LISTEN_HOST: "10.0.0.5" }, { controlAdminHost: "10.0.0.5", engineAdminHost: "10.0.0.5" }],
+    ["control operator port", { RICOCHET_CONTROL_ADMIN_PORT: "9500", RICOCHET_CONTROL_ADMIN_HOST: "127.0.0.1" }, { controlAdminPort: 9500, controlAdminHost: "127.0.0.1" }],
+    ["request logging defaults", {}, { accessLog: false, slowRequestMs: 1000 }],
+    ["access log on", { RICOCHET_ACCESS_LOG: "1" }, { accessLog: true }],
+    ["slow requests over 250 ms", { RICOCHET_SLOW_REQUEST_MS: "250" }, { slowRequestMs: 250 }],
+    ["no slow-request lines", { RICOCHET_SLOW_REQUEST_MS: "0" }, { slowRequestMs: 0 }]
   ])("%s", (_case, env, expected) => {
     expect(loadConfig(env)).toMatchObject(expected)
   })
@@ -125,7 +132,12 @@ describe("loadConfig refuses a bad value with one line naming the variable", () 
     ["RICOCHET_ENGINE_WORKERS", "-1"],
     ["RICOCHET_ENGINE_WORKERS", "00"],
     ["RICOCHET_ENGINE_WORKERS", "1.5"],
-    ["RICOCHET_ENGINE_WORKERS", "all"]
+    ["RICOCHET_ENGINE_WORKERS", "all"],
+    ["RICOCHET_CONTROL_ADMIN_PORT", "70000"],
+    ["RICOCHET_CONTROL_ADMIN_PORT", "metrics"],
+    ["RICOCHET_ACCESS_LOG", "verbose"],
+    ["RICOCHET_SLOW_REQUEST_MS", "-1"],
+    ["RICOCHET_SLOW_REQUEST_MS", "1s"]
   ])("%s=%j", (variable, value) => {
     const error = configError({ [variable]: value })
     expect(error).toBeInstanceOf(Error)

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { describe, expect, it } from "vitest"
-import { countDomainCheck, countWebhookDelivery } from "../../control/ops/metrics.ts"
+import { countDomainCheck, countWebhookDelivery, registerKnownSeries } from "../../control/ops/metrics.ts"
 
 describe("control metrics", () => {
   it("counts webhook deliveries and domain checks by result, in the Prometheus format", () => {
@@ -18,5 +18,15 @@ describe("control metrics", () => {
     expect(text).toContain(`ricochet_control_webhook_deliveries_total{result="dropped"} 3`)
     expect(text).toContain(`ricochet_control_domain_checks_total{result="ok"} 1`)
     expect(text).toMatch(/# TYPE ricochet_control_webhook_deliveries_total counter/)
+  })
+
+  it("shows every labelled counter's values at 0 before they happen: deliveries, domain checks, 429s by route", () => {
+    const text = Effect.runSync(Effect.andThen(registerKnownSeries(["/v1/links", "/v1/links/:id", "unmatched"]), PrometheusMetrics.format()))
+    expect(text).toContain(`ricochet_control_webhook_deliveries_total{result="gave_up"} 0`)
+    expect(text).toContain(`ricochet_control_domain_checks_total{result="wrong"} 0`)
+    for (const route of ["/v1/links", "/v1/links/:id", "unmatched"]) expect(text).toContain(`ricochet_control_rate_limit_refusals_total{route="${route}"} 0`)
+    // Adding 0 keeps what was counted (by the test above).
+    expect(text).toContain(`ricochet_control_webhook_deliveries_total{result="delivered"} 2`)
+    expect(text).toContain(`ricochet_control_webhook_deliveries_total{result="failed"} 1`)
   })
 })

@@ -25,6 +25,13 @@ describe("portProblem", () => {
     expect(problem).not.toContain("\n")
   })
 
+  it("checks an operator port on its own host, not the listen host", async () => {
+    const port = await taken()
+    // Free on 127.0.0.2 (the listen host here), taken on 127.0.0.1 where the operator port binds.
+    const problem = await portProblem("127.0.0.2", [{ port, host: "127.0.0.1", variable: "RICOCHET_CONTROL_ADMIN_PORT", what: "control health and metrics" }])
+    expect(problem).toBe(`ricochet: port ${port} (control health and metrics) is already in use on 127.0.0.1; set RICOCHET_CONTROL_ADMIN_PORT to another port`)
+  })
+
   it("answers nothing when every port is free (and leaves them free)", async () => {
     const port = await taken()
     await new Promise((r) => servers.pop()!.close(r))
