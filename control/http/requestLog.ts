@@ -3,7 +3,9 @@
  * writes them through the process's logger, which scrubs every string of secrets (API keys,
  * session and unlock cookies, bearer tokens, password/token/secret query parameters).
  *
- * - A 5xx answer: one line (error; warn for a 503, which a database outage makes of every request).
+ * - A 5xx answer but a 503: one error line. A 503 is the expected answer while the database is
+ *   away or a queue is full (said once per outage by control/db/sql.ts, and by the job or queue):
+ *   a line per request would bury everything else an outage logs (the access log has them).
  * - An answer later than RICOCHET_SLOW_REQUEST_MS (0: never): one warn line.
  * - With RICOCHET_ACCESS_LOG: one info line per request besides.
  *
@@ -50,8 +52,8 @@ export const requestLogLines = (answered: AnsweredRequest, settings: RequestLogS
     durationMs
   }
   const lines: Array<RequestLogLine> = []
-  if (answered.status >= 500) {
-    lines.push({ level: answered.status === 503 ? "warn" : "error", message: `request answered ${answered.status}`, fields })
+  if (answered.status >= 500 && answered.status !== 503) {
+    lines.push({ level: "error", message: `request answered ${answered.status}`, fields })
   } else if (settings.slowRequestMs > 0 && answered.durationMs > settings.slowRequestMs) {
     lines.push({ level: "warn", message: `slow request: answered after ${durationMs} ms`, fields })
   }

@@ -19,8 +19,8 @@ export const MeApi = HttpApiGroup.make("me")
         OpenApi.Description,
         "Replaces the password of the signed-in person (a session; an API key is 401): `currentPassword` is the one signed in " +
           "with (wrong: 422 with a `wrong_password` issue, counted as a wrong password of sign-in: five a minute per account " +
-          "and per address, then 429), `newPassword` 8 to 200 characters and not the current one (422). Stored as an argon2id " +
-          "hash; a one-time password stops being one (`mustChangePassword` false); every other session of the person ends, " +
+          "and per address, then 429), `newPassword` 8 to 200 characters and not the current one (422), stored as a " +
+          "one-way hash; a one-time password stops being one (`mustChangePassword` false); every other session of the person ends, " +
           "this one goes on. Answers the Session."
       )
       .annotate(OpenApi.Summary, "Change your password")

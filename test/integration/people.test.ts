@@ -271,7 +271,8 @@ describe.each([["postgres"], ["embedded"]] as const)("people, sessions and keys 
     expect((await apiClient(ctl.baseUrl, made.body.key).get("/v1/links")).status).toBe(401)
     expect(setPlan.code, setPlan.output).toBe(0)
     expect((await apiClient(ctl.baseUrl, basic.apiKey).get("/v1/links")).status).toBe(200)
-    expect(badPlan.code).toBe(1)
+    // A plan that does not exist is a usage error (2), found before anything is asked of the database.
+    expect(badPlan.code).toBe(2)
 
     const cookie = cookieOf(await signIn("piped@example.test", "my-own-password"))
     const [again, users, reset, keys, workspaces] = await Promise.all([
