@@ -1,5 +1,6 @@
 # Ricochet in a container. One image serves every role:
-#   docker run IMAGE                          control and engine in one process (npm start)
+#   docker run -v ricochet-data:/var/lib/ricochet --stop-timeout 45 IMAGE
+#                                             control and engine in one process (npm start)
 #   docker run IMAGE cli/ricochet.ts control  the control plane alone
 #   docker run IMAGE cli/ricochet.ts engine   a redirect engine alone
 #   docker run IMAGE cli/ricochet.ts workspace create --name NAME --plan pro --json

@@ -335,7 +335,7 @@ describe("Dockerfile", () => {
       expect(existsSync(path.join(root, source)), source).toBe(true)
       expect(ignoredByDocker(patterns, source), source).toBe(false)
     }
-    for (const kept of ["node_modules", "data", "bench/results", "test", ".git", "server.log"]) {
+    for (const kept of ["node_modules", "data", "bench/results", "test", ".git", "server.log", ".env"]) {
       expect(ignoredByDocker(patterns, kept), kept).toBe(true)
     }
   })
