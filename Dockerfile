@@ -1,5 +1,6 @@
 # Ricochet in a container. One image serves every role:
-#   docker run IMAGE                          control and engine in one process (npm start)
+#   docker run -v ricochet-data:/var/lib/ricochet --stop-timeout 45 IMAGE
+#                                             control and engine in one process (npm start)
 #   docker run IMAGE cli/ricochet.ts control  the control plane alone
 #   docker run IMAGE cli/ricochet.ts engine   a redirect engine alone
 #   docker run IMAGE cli/ricochet.ts workspace create --name NAME --plan pro --json
@@ -11,7 +12,10 @@
 # (@trufflesuite/uws-js-unofficial 20.30) ships binaries for Node 16, 18 and 20 only (ABI 93,
 # 108, 115) and they need glibc 2.36 or newer, which bookworm has. On another Node the package
 # does not fail: it warns and falls back to a much slower implementation written in JavaScript.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Pinned by digest (the multi-platform index of node:20-bookworm-slim, Node 20.20.2, the last
+# Node 20 build): a rebuild gets the same base. To move it deliberately:
+#   docker buildx imagetools inspect node:20-bookworm-slim    (the "Digest:" line)
+ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
 # --- dependencies: production packages only, exactly as locked -------------------------------
 FROM ${NODE_IMAGE} AS deps
@@ -63,15 +67,20 @@ COPY --from=dashboard /app/dashboard/dist ./dashboard/dist
 # mounted on one of these starts with this owner.
 RUN mkdir -p /var/lib/ricochet/clicks /var/lib/ricochet/spool \
  && chown -R node:node /var/lib/ricochet
+# A volume, so the embedded database and the clicks outlive the container even when no volume
+# is named (`docker run -v ricochet-data:/var/lib/ricochet` names one: README, Containers).
+# Declared after the directory is made and owned: later build steps could not change it.
+VOLUME ["/var/lib/ricochet"]
 USER node
 
 # RICOCHET_API_PORT and RICOCHET_ENGINE_PORT, at their defaults.
 EXPOSE 3000 8080
 
-# Liveness of control: GET /healthz on the API port (the slim image has no curl; Node has fetch).
-# An engine alone serves no /healthz: compose.yaml gives engines a check of their own.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.RICOCHET_API_PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Readiness of the role this container runs (cli/healthcheck.mjs reads PID 1's command line):
+# control's /readyz on RICOCHET_API_PORT, an engine's on its operator port
+# (RICOCHET_ENGINE_ADMIN_PORT), both for npm start's process. Plain JavaScript, no tsx.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "cli/healthcheck.mjs"]
 
 # Node is PID 1: Effect's runtime handles SIGTERM itself (servers stop, in-flight requests are
 # answered, clicks are flushed), so no init process is needed.

@@ -5,12 +5,22 @@ import { answerFailure, arrivalOfThisRequest, requestArrived } from "./respond.t
 export type Respond = (res: uWS.HttpResponse) => void
 
 /**
- * The answers that need an await (a cache miss, the password form), counted so that a shutdown
- * can let them finish.
+ * The answers that need an await (a cache miss, the password form), counted so that a stopping
+ * server can let them finish (server.ts, stopping.ts).
  */
 export class PendingAnswers {
   private inflight = 0
-  private idle: (() => void) | undefined
+  private settledCount = 0
+
+  /** Answers under way. */
+  get size(): number {
+    return this.inflight
+  }
+
+  /** Answers settled so far (given, or aborted by their client): activity, for a stopping server. */
+  get settled(): number {
+    return this.settledCount
+  }
 
   /**
    * Answers a request whose answer needs an await: onAborted first, as uWS.js requires, and the
@@ -60,19 +70,7 @@ export class PendingAnswers {
       })
       .finally(() => {
         this.inflight--
-        if (this.inflight === 0) this.idle?.()
+        this.settledCount++
       })
-  }
-
-  /** Resolves when no answer is pending, or after `timeoutMs`. */
-  async drained(timeoutMs: number): Promise<void> {
-    if (this.inflight === 0) return
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs)
-      this.idle = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
   }
 }

@@ -60,11 +60,23 @@ const counted = (status: number) => {
   if (answers !== undefined) answers.record(status, performance.now() - arrivedAt)
 }
 
+/**
+ * Set once the server stops (server.ts): from then on every answer says `Connection: close`, so
+ * that clients open no further requests on their kept-alive connections (new connections are
+ * refused by then). The connection itself stays open until the server closes them all: requests
+ * a client had pipelined behind this one may already be on their way, and are answered too.
+ */
+let closing = false
+export const answerWithConnectionClose = (): void => {
+  closing = true
+}
+
 export const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: Headers, body = "", extra: Headers = []) => {
   counted(status)
   res.writeStatus(STATUS_LINE[status] ?? `${status}`)
   for (const [name, value] of headers) res.writeHeader(name, value)
   for (const [name, value] of extra) res.writeHeader(name, value)
+  if (closing) res.writeHeader("connection", "close")
   if (head) {
     // uWS.js 20.30: endWithoutBody(n) with n > 0 leaves the response pending, which aborts the
     // process when it happens inside a request handler. Report the length ourselves instead.
@@ -83,6 +95,7 @@ export const redirect = (res: uWS.HttpResponse, head: boolean, status: number, l
   counted(status)
   res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
     .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
+  if (closing) res.writeHeader("connection", "close")
   if (head) res.writeHeader("content-length", "0").endWithoutBody()
   else res.end()
 }

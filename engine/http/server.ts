@@ -2,14 +2,15 @@ import uWS from "uWebSockets.js"
 import type { LinkCache } from "../cache/linkCache.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { GeoLookup } from "../geo/geo.ts"
-import { errorPage, methodNotAllowedPage } from "../pages/html.ts"
+import { methodNotAllowedPage } from "../pages/html.ts"
 import { type ReadOptions, readIncoming } from "./incoming.ts"
 import { makePasswordHandler } from "./passwordHandler.ts"
 import { PendingAnswers } from "./pendingAnswers.ts"
 import { localAttempts, type PasswordAttempts } from "../password/unlock.ts"
 import type { AnswerCounts } from "../ops/answerCounts.ts"
-import { answerFailure, countAnswersIn, page, requestArrived } from "./respond.ts"
+import { answerFailure, answerWithConnectionClose, countAnswersIn, page, requestArrived } from "./respond.ts"
 import { makeStatusHandler } from "./statusHandler.ts"
+import { afterTwoPolls, STOP_DEADLINE_MS, untilQuiet } from "./stopping.ts"
 import { makeVisitHandler } from "./visitHandler.ts"
 
 export interface EngineServerOptions {
@@ -39,13 +40,14 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const status = makeStatusHandler(options.status, pending)
   const visit = makeVisitHandler({ cache, clicks, geo, secret, pending })
   const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending, attempts: options.attempts ?? localAttempts() })
-  let closing = false
+  /** Requests received: with the answers given, what a stopping server watches to know it is quiet. */
+  let received = 0
+  const activity = { count: () => received + pending.settled, busy: () => pending.size > 0 }
 
   const route = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+    received++
     const incoming = readIncoming(res, req, readOptions)
     if (status(res, incoming)) return
-    const head = incoming.method === "head"
-    if (closing) return page(res, head, 503, errorPage(), [["connection", "close"]])
     switch (incoming.method) {
       case "get":
       case "head":
@@ -86,14 +88,23 @@ export const startEngineServer = async (options: EngineServerOptions) => {
 
   return {
     port: uWS.us_socket_local_port(listenSocket),
-    /** Stops accepting, lets in-flight requests finish (up to 10 s), then resolves. */
+    /**
+     * Stops accepting connections (new ones are refused; those the kernel had completed are
+     * accepted first), answers every request that reaches the open ones (their answers say
+     * `Connection: close`), and closes them once quiet, or at STOP_DEADLINE_MS whatever their
+     * clients still send. (An answer waits on the database for 2 s at most, LinkCache's bound:
+     * what was received is answered well within the deadline.)
+     */
     stop: async () => {
-      closing = true
+      answerWithConnectionClose()
+      await afterTwoPolls()
       uWS.us_listen_socket_close(listenSocket)
-      await pending.drained(10_000)
-      // Then every connection still open (idle keep-alives): a worker thread whose uWS.js sockets
-      // are open when it ends takes the process down (libuv: "uv_loop_close() while having open
-      // handles"). `close` is in the binary, not in its typings.
+      await untilQuiet(activity, Date.now() + STOP_DEADLINE_MS)
+      // Until now a connection stayed open after its answers, in case the client had pipelined
+      // more behind them: closing one with a request in its buffer would lose that request.
+      // Every connection still open, then: a worker thread whose uWS.js sockets are open when it
+      // ends takes the process down (libuv: "uv_loop_close() while having open handles").
+      // `close` is in the binary, not in its typings.
       ;(app as unknown as { close(): void }).close()
     }
   }

@@ -4,12 +4,14 @@ import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import type { LinkSource } from "../cache/linkSource.ts"
 import type { ClickChannel } from "../clicks/clickChannel.ts"
+import { STOP_DEADLINE_MS } from "../http/stopping.ts"
 import { AttemptLimiter } from "../password/unlock.ts"
 import type { HttpWorkerOptions } from "./httpWorkerOptions.ts"
 import { type LastKnownBounds, LastKnownAnswers } from "./lastKnownAnswers.ts"
 
 const RESTART_MS = 1_000
-const STOP_TIMEOUT_MS = 12_000
+/** A worker's server answers for up to STOP_DEADLINE_MS, then its last clicks come: one that takes longer is ended. */
+const STOP_TIMEOUT_MS = STOP_DEADLINE_MS + 5_000
 const STATS_TIMEOUT_MS = 1_000
 const WARM_INTERVAL_MS = 60_000
 /** Domains remembered for WARM_INTERVAL_MS: bounded, as the hosts asked for come from visitors. */

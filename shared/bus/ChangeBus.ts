@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import type { RicochetConfig } from "../config.ts"
 import { type Bus, memoryBus } from "./bus.ts"
 import { natsBus, pingIntervalFor } from "./natsBus.ts"
+import { natsServer } from "./natsServer.ts"
 
 /** The change bus as a service, so tests and the embedded default can provide their own. */
 export class ChangeBus extends Context.Service<ChangeBus, Bus>()("ricochet/ChangeBus") {}
@@ -17,7 +18,7 @@ export const ChangeBusLayer = (config: RicochetConfig, name: string) =>
         ? Effect.succeed(memoryBus())
         : Effect.tryPromise({
           try: () => natsBus(config.natsUrl!, name, { pingIntervalMs: pingIntervalFor(config.cacheTtlSeconds * 1000) }),
-          catch: (cause) => new Error(`NATS_URL: could not connect to ${config.natsUrl}: ${String(cause)}`)
+          catch: (cause) => new Error(`NATS_URL: could not connect to ${natsServer(config.natsUrl!).shown}: ${String(cause)}`)
         }),
       // Cannot reject (.catch): a bus that fails to close is gone with the process.
       (bus) => Effect.promise(() => bus.close().catch((error) => console.error("change bus: closing failed", error)))

@@ -2,6 +2,7 @@ import { Packr } from "msgpackr"
 import { connect, Events, headers, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from "nats"
 import type { Bus, BusState } from "./bus.ts"
 import { type ClaimOutcome, holdLease, leaseBucket } from "./natsLease.ts"
+import { natsServer } from "./natsServer.ts"
 import { receiver } from "../messages/receiver.ts"
 import { type BusChange, ChangeEvent, subjectOf } from "./events.ts"
 
@@ -69,7 +70,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * disconnected (the process serves, degraded) and keeps connecting in the background; the first
  * connection then counts as a reconnect. Losing and regaining the server is logged once each.
  */
-export const natsBus = async (url: string, name: string, options: NatsBusOptions): Promise<Bus> => {
+export const natsBus = async (natsUrl: string, name: string, options: NatsBusOptions): Promise<Bus> => {
+  // Credentials in the URL go as options; the logs name the server without them.
+  const { servers, credentials, shown: url } = natsServer(natsUrl)
   const connectTimeoutMs = options.connectTimeoutMs ?? 2_000
   const resetListeners = new Set<() => void>()
   const stateListeners = new Set<(state: BusState) => void>()
@@ -82,7 +85,8 @@ export const natsBus = async (url: string, name: string, options: NatsBusOptions
   let closed = false
   const attempt = () =>
     connect({
-      servers: url,
+      servers,
+      ...credentials,
       name,
       reconnect: true,
       maxReconnectAttempts: -1,

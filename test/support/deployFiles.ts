@@ -143,6 +143,7 @@ export interface ComposeService {
   readonly ports?: ReadonlyArray<string | number | { readonly target: number; readonly published?: string | number }>
   readonly volumes?: ReadonlyArray<string | { readonly type?: string; readonly source?: string; readonly target: string }>
   readonly healthcheck?: { readonly test?: ReadonlyArray<string> | string; readonly disable?: boolean }
+  readonly stop_grace_period?: string
   readonly depends_on?: ReadonlyArray<string> | Readonly<Record<string, { readonly condition?: string }>>
 }
 
@@ -202,3 +203,37 @@ export const dependencies = (service: ComposeService): Record<string, string> =>
 
 export const commandOf = (service: ComposeService): Array<string> =>
   service.command === undefined ? [] : typeof service.command === "string" ? service.command.split(/\s+/) : [...service.command]
+
+/**
+ * compose.yaml's values with the variables substituted as `docker compose` does (`${VAR}`,
+ * `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}`, `${VAR?error}`, `$VAR`, `$$`), throwing
+ * for a required one that is unset. Applied to the parsed file, as compose does (comments are
+ * not interpolated).
+ */
+export const interpolateCompose = <T>(value: T, env: Readonly<Record<string, string | undefined>>): T => {
+  if (typeof value === "string") {
+    return value.replace(/\$\$|\$\{([A-Za-z_]\w*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_]\w*)/g, (all, name: string | undefined, colon: string | undefined, op: string | undefined, arg: string | undefined, bare: string | undefined) => {
+      if (all === "$$") return "$"
+      if (bare !== undefined) return env[bare] ?? ""
+      const set = env[name!]
+      const missing = set === undefined || (colon === ":" && set === "")
+      if (op === undefined) return set ?? ""
+      if (op === "-") return missing ? arg! : set!
+      if (missing) throw new Error(`compose: required variable ${name} is missing a value: ${arg}`)
+      return set!
+    }) as T
+  }
+  if (Array.isArray(value)) return value.map((item) => interpolateCompose(item, env)) as T
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateCompose(item, env)])) as T
+  }
+  return value
+}
+
+/** A compose duration (`45s`, `1m30s`, `2m`) in seconds. */
+export const composeSeconds = (duration: string): number => {
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(h|m|s|ms)/g)]
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== duration) throw new Error(`not a compose duration: ${duration}`)
+  const unit = { h: 3600, m: 60, s: 1, ms: 0.001 } as const
+  return parts.reduce((sum, [, n, u]) => sum + Number(n) * unit[u as keyof typeof unit], 0)
+}

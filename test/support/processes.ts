@@ -250,12 +250,20 @@ export const startEngineProcess = async (env: Record<string, string | undefined>
 }
 
 /** A private NATS server on its own port, so a test can stop and restart it. */
-export const startNats = async (port?: number, options: { readonly jetStreamDir?: string } = {}) => {
+export const startNats = async (
+  port?: number,
+  options: {
+    readonly jetStreamDir?: string
+    /** Clients must authenticate: with this user and password, or with this token. */
+    readonly auth?: { readonly user: string; readonly pass: string } | { readonly token: string }
+  } = {}
+) => {
   const natsPort = port ?? (await freePort())
   const { spawn } = await import("node:child_process")
   // With a JetStream store directory (kept across restarts on the same port), as the installation's NATS runs.
   const jetStream = options.jetStreamDir === undefined ? [] : ["-js", "-sd", options.jetStreamDir]
-  const child = spawn("/usr/sbin/nats-server", ["-a", "127.0.0.1", "-p", String(natsPort), ...jetStream], { stdio: "ignore" })
+  const auth = options.auth === undefined ? [] : "token" in options.auth ? ["--auth", options.auth.token] : ["--user", options.auth.user, "--pass", options.auth.pass]
+  const child = spawn("/usr/sbin/nats-server", ["-a", "127.0.0.1", "-p", String(natsPort), ...jetStream, ...auth], { stdio: "ignore" })
   const { connect } = await import("node:net")
   await waitFor(
     () => new Promise<boolean>((resolve) => {

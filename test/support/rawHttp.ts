@@ -150,3 +150,54 @@ export const exchange = (port: number, steps: ReadonlyArray<Step>, heads: Readon
       armQuiet()
     })
   })
+
+/** A connection kept open across a test's steps: written to when the test chooses, read until the server closes it. */
+export interface KeptConnection {
+  /** Resolves once the bytes are with the kernel (on loopback: in the server's receive queue). */
+  readonly write: (bytes: Buffer) => Promise<void>
+  /** Every complete response so far (`heads` as for parseResponses). */
+  readonly responses: (heads: ReadonlyArray<boolean>) => ReturnType<typeof parseResponses>
+  /** Resolves when the server has closed the connection (a reset included). */
+  readonly closed: Promise<void>
+  readonly isClosed: () => boolean
+  readonly destroy: () => void
+}
+
+export const keepConnection = (port: number): Promise<KeptConnection> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.setNoDelay(true)
+    let received = Buffer.alloc(0)
+    let closed = false
+    socket.on("data", (chunk) => (received = Buffer.concat([received, chunk])))
+    const closedPromise = new Promise<void>((done) =>
+      socket.once("close", () => {
+        closed = true
+        done()
+      })
+    )
+    socket.once("error", reject)
+    socket.once("connect", () => {
+      socket.off("error", reject)
+      // A reset after the server closed is a close.
+      socket.on("error", () => {})
+      resolve({
+        write: (bytes) => new Promise<void>((done, fail) => socket.write(bytes, (error) => (error ? fail(error) : done()))),
+        responses: (heads) => parseResponses(received, heads),
+        closed: closedPromise,
+        isClosed: () => closed,
+        destroy: () => socket.destroy()
+      })
+    })
+  })
+
+/** Whether a new connection to `port` on loopback is accepted or refused. */
+export const tryConnect = (port: number): Promise<"accepted" | "refused"> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve("accepted")
+    })
+    socket.once("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNREFUSED" ? resolve("refused") : reject(error)))
+  })

@@ -2,10 +2,14 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
+import { probesFor, roleOf as healthcheckRoleOf } from "../../cli/healthcheck.mjs"
+import { STOP_DEADLINE_MS } from "../../engine/http/stopping.ts"
+import { natsServer } from "../../shared/bus/natsServer.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../../shared/config.ts"
 import {
   type ComposeService,
   commandOf,
+  composeSeconds,
   configurationTable,
   copySources,
   dependencies,
@@ -14,6 +18,7 @@ import {
   envInstruction,
   execForm,
   ignoredByDocker,
+  interpolateCompose,
   mounts,
   publishedPorts,
   serviceEnvironment,
@@ -35,7 +40,11 @@ const documented = new Set(table.map((row) => row.variable))
 const configSource = read("shared/config.ts")
 const stages = dockerStages(read("Dockerfile"))
 const finalStage = stages[stages.length - 1]
-const compose = parse(read("compose.yaml"), { merge: true }) as { services: Record<string, ComposeService> }
+type ComposeFile = { services: Record<string, ComposeService>; volumes?: Record<string, unknown> }
+/** compose.yaml as written, and as `docker compose` runs it with NATS_PASSWORD set. */
+const composeAsWritten = parse(read("compose.yaml"), { merge: true }) as ComposeFile
+const NATS_PASSWORD = "compose-test-password"
+const compose = interpolateCompose(composeAsWritten, { NATS_PASSWORD })
 const services = Object.entries(compose.services)
 const defaults = loadConfig({})
 
@@ -43,10 +52,22 @@ const defaults = loadConfig({})
 const isRicochetVariable = (name: string) => name.startsWith("RICOCHET_") || name === "DATABASE_URL" || name === "NATS_URL"
 
 const instructionsOf = (keyword: string) => finalStage.instructions.filter((i) => i.keyword === keyword)
+/** An image named by its digest (`name:tag@sha256:…`, the tag kept for people). */
+const PINNED = /^[a-z0-9][\w./-]*:[\w.-]+@sha256:[0-9a-f]{64}$/
 /** What the image's ENV sets; a container sees it under the service's own environment. */
 const imageEnvironment = Object.assign({}, ...instructionsOf("ENV").map((i) => envInstruction(i.args))) as Record<string, string>
 
 const configOf = (env: Record<string, string>): RicochetConfig => loadConfig({ ...imageEnvironment, ...env })
+
+/** The image's HEALTHCHECK: its options (`--interval=10s` …) and its CMD in exec form. */
+const imageHealthcheck = () => {
+  const [check] = instructionsOf("HEALTHCHECK")
+  const at = check.args.indexOf("CMD")
+  const options = Object.fromEntries(check.args.slice(0, at).trim().split(/\s+/).filter((o) => o !== "").map((o) => o.split("=") as [string, string]))
+  return { options, command: check.args.slice(at + 3).trim() }
+}
+
+const copySourcesOf = (stage: (typeof stages)[number]) => stage.instructions.filter((i) => i.keyword === "COPY").flatMap((i) => copySources(i.args))
 
 /** Services run from this repository's image, by the role their command gives them. */
 const ricochetServices = services.filter(([, service]) => service.build !== undefined)
@@ -170,21 +191,62 @@ describe("compose.yaml", () => {
     }
   })
 
-  it("checks every service's health, and engines start once control is healthy", () => {
+  it("checks every service's health: its own check, or the image's, which probes the readiness of its role", () => {
+    const imageCheck = execForm(imageHealthcheck().command)
+    const entrypoint = execForm(instructionsOf("ENTRYPOINT").at(-1)!.args)
     for (const [name, service] of services) {
       const own = service.healthcheck
       expect(own?.disable ?? false, name).toBe(false)
-      // Services of this image without a check of their own use the Dockerfile's.
-      if (own?.test === undefined) expect(service.build !== undefined && roleOf(service) !== "engine", name).toBe(true)
+      if (own?.test !== undefined) continue
+      // Only this image's services may go without a check of their own: they get the image's.
+      expect(service.build !== undefined, name).toBe(true)
+      expect(imageCheck, name).toEqual(["node", "cli/healthcheck.mjs"])
+      // What the check reads of PID 1 gives the role the service runs, and the port it listens on.
+      const role = roleOf(service)
+      expect(healthcheckRoleOf([...entrypoint, ...commandOf(service)]), name).toBe(role)
+      const config = configOf(serviceEnvironment(service))
+      const expected = role === "engine"
+        ? [`http://127.0.0.1:${config.engineAdminPort}/readyz`]
+        : role === "control"
+        ? [`http://127.0.0.1:${config.apiPort}/readyz`]
+        : [`http://127.0.0.1:${config.apiPort}/readyz`, `http://127.0.0.1:${config.engineAdminPort}/readyz`]
+      expect(probesFor(role, { ...imageEnvironment, ...serviceEnvironment(service) }), name).toEqual(expected)
     }
     const control = controls[0][0]
-    for (const [, engine] of engines) {
-      expect(dependencies(engine)[control]).toBe("service_healthy")
-      const test = engine.healthcheck!.test as ReadonlyArray<string>
-      const script = test.at(-1)!
-      expect(script).toContain("/.well-known/ricochet/status")
-      expect(script).toContain("process.env.RICOCHET_ENGINE_PORT")
-      expect(sourcesMention("engine", '"/.well-known/ricochet/status"')).toBe(true)
+    for (const [, engine] of engines) expect(dependencies(engine)[control]).toBe("service_healthy")
+    expect(sourcesMention("control", '"/readyz"')).toBe(true)
+    expect(sourcesMention("engine", '"/readyz"')).toBe(true)
+  })
+
+  it("gives control and the engines time to stop: 30 s or more, past the engine's own deadline", () => {
+    for (const [name, service] of [...controls, ...engines]) {
+      expect(service.stop_grace_period, name).toBeDefined()
+      expect(composeSeconds(service.stop_grace_period!), name).toBeGreaterThanOrEqual(30)
+    }
+    // An engine answers for up to STOP_DEADLINE_MS, then flushes its clicks and closes its pool (5 s each at most).
+    for (const [name, engine] of engines) expect(composeSeconds(engine.stop_grace_period!), name).toBeGreaterThanOrEqual(STOP_DEADLINE_MS / 1000 + 10)
+  })
+
+  it("pins every image it pulls by digest", () => {
+    const pulled = services.filter(([, s]) => s.build === undefined)
+    expect(pulled.length).toBeGreaterThanOrEqual(2)
+    for (const [name, service] of pulled) expect(service.image, name).toMatch(PINNED)
+  })
+
+  it("runs NATS with a user and password from the environment, and every NATS_URL logs in with them", () => {
+    const [natsName, nats] = services.find(([, s]) => /^nats:/.test(s.image ?? ""))!
+    const command = commandOf(nats)
+    const option = (flag: string) => command[command.indexOf(flag) + 1]
+    expect(command).toContain("--user")
+    expect(command).toContain("--pass")
+    expect(option("--pass")).toBe(NATS_PASSWORD)
+    // Written as a required variable, never as a literal password in the file.
+    const written = commandOf(composeAsWritten.services[natsName])
+    expect(written[written.indexOf("--pass") + 1]).toMatch(/^\$\{NATS_PASSWORD:\?[^}]+\}$/)
+    expect(() => interpolateCompose(composeAsWritten, {})).toThrow(/NATS_PASSWORD/)
+    for (const [name, service] of ricochetServices) {
+      const natsUrl = configOf(serviceEnvironment(service)).natsUrl!
+      expect(natsServer(natsUrl).credentials, name).toEqual({ user: option("--user"), pass: NATS_PASSWORD })
     }
   })
 })
@@ -193,9 +255,16 @@ describe("Dockerfile", () => {
   /** The ABI (process.versions.modules) of each Node major the uWebSockets.js binaries are named by. */
   const NODE_ABI: Record<string, string> = { "16": "93", "18": "108", "20": "115", "22": "127", "24": "137" }
 
-  it("builds on Node 20, Debian bookworm slim, in more than one stage", () => {
+  it("builds on the Node major package.json's engines asks for, Debian bookworm slim, pinned by digest, in more than one stage", () => {
+    const engines = JSON.parse(read("package.json")).engines.node as string
+    const major = /^>=(\d+)\.\d+ <(\d+)$/.exec(engines)
+    expect(major, engines).not.toBeNull()
+    expect(Number(major![2])).toBe(Number(major![1]) + 1)
     expect(stages.length).toBeGreaterThanOrEqual(2)
-    for (const stage of stages) expect(stage.image).toBe("node:20-bookworm-slim")
+    for (const stage of stages) {
+      expect(stage.image).toMatch(PINNED)
+      expect(stage.image.split("@")[0]).toBe(`node:${major![1]}-bookworm-slim`)
+    }
   })
 
   it("runs a Node whose ABI the uWebSockets.js package has a Linux binary for", () => {
@@ -232,14 +301,30 @@ describe("Dockerfile", () => {
     expect(exposed).toEqual(expect.arrayContaining([defaults.apiPort, defaults.enginePort]))
   })
 
-  it("checks health with GET /healthz on RICOCHET_API_PORT, which control serves", () => {
-    const [check] = instructionsOf("HEALTHCHECK")
-    const command = execForm(check.args.slice(check.args.indexOf("CMD") + 3).trim())
-    expect(command.slice(0, 2)).toEqual(["node", "-e"])
-    const script = command[2]
-    expect(script).toContain("/healthz")
-    expect(script).toContain(`process.env.RICOCHET_API_PORT || ${defaults.apiPort}`)
-    expect(sourcesMention("control", '"/healthz"')).toBe(true)
+  it("checks health with cli/healthcheck.mjs, which follows the role of the command it runs", () => {
+    const check = imageHealthcheck()
+    expect(execForm(check.command)).toEqual(["node", "cli/healthcheck.mjs"])
+    expect(existsSync(path.join(root, "cli/healthcheck.mjs"))).toBe(true)
+    expect(copySourcesOf(finalStage)).toContain("cli")
+    // Past the start (migrations, a cold embedded database) before failures count.
+    expect(check.options["--start-period"]).toBeDefined()
+    // The default command is npm start's process: control and engine.
+    const entrypoint = execForm(instructionsOf("ENTRYPOINT").at(-1)!.args)
+    const command = execForm(instructionsOf("CMD").at(-1)!.args)
+    expect(healthcheckRoleOf([...entrypoint, ...command])).toBe("all")
+    expect(healthcheckRoleOf([...entrypoint, "cli/ricochet.ts", "workspace", "create"])).toBeUndefined()
+  })
+
+  it("keeps the data directory on a volume, made and owned by the server's user before it is declared", () => {
+    const dataDir = imageEnvironment.RICOCHET_DATA_DIR
+    expect(dataDir).toBeDefined()
+    const volumes = instructionsOf("VOLUME").flatMap((i) => (i.args.startsWith("[") ? execForm(i.args) : i.args.split(/\s+/)))
+    expect(volumes).toContain(dataDir)
+    const keywords = finalStage.instructions.map((i) => i.keyword)
+    const owned = finalStage.instructions.findIndex((i) => i.keyword === "RUN" && i.args.includes(`chown -R node:node ${dataDir}`))
+    expect(owned).toBeGreaterThanOrEqual(0)
+    expect(owned).toBeLessThan(keywords.indexOf("VOLUME"))
+    expect(instructionsOf("USER").at(-1)?.args).toBe("node")
   })
 
   it("starts npm start's process by default, with tsx", () => {
@@ -258,7 +343,7 @@ describe("Dockerfile", () => {
       expect(existsSync(path.join(root, source)), source).toBe(true)
       expect(ignoredByDocker(patterns, source), source).toBe(false)
     }
-    for (const kept of ["node_modules", "data", "bench/results", "test", ".git", "server.log"]) {
+    for (const kept of ["node_modules", "data", "bench/results", "test", ".git", "server.log", ".env"]) {
       expect(ignoredByDocker(patterns, kept), kept).toBe(true)
     }
   })
