@@ -6,7 +6,6 @@ import type { TransactionSql } from "postgres"
 import { Configuration } from "../../shared/config.ts"
 import { Database, type DatabaseError, type Queryable } from "../../shared/db/Database.ts"
 import { newId, randomSlug } from "../../shared/ids.ts"
-import { toLinkRecord } from "../../shared/links/linkQueries.ts"
 import { type LimitReached, type ServiceUnavailable, unknownReference, type ValidationFailed } from "../api/errors.ts"
 import { query, run, savepoint, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
@@ -16,7 +15,7 @@ import { ensureQuota, quotaOf, type Scope } from "../plans/quota.ts"
 import { type Cursor, encodeCursor } from "./cursor.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
 import { emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "./linkInput.ts"
-import { type LinkRow, toLink } from "./linkRow.ts"
+import { type LinkRow, type StoredLink, toLink, toStoredLink } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
 export interface ListFilters {
@@ -29,7 +28,7 @@ export interface ListFilters {
 }
 
 export interface LinkPageRows {
-  readonly rows: ReadonlyArray<LinkRow>
+  readonly rows: ReadonlyArray<StoredLink>
   readonly nextCursor: string | null
 }
 
@@ -39,22 +38,22 @@ export type CreateFailure = SlugTaken | DomainUnknown | FolderUnknown | TagUnkno
 /** Links of a workspace, in PostgreSQL; every change also writes its events to the outbox. */
 export class LinkRepository extends Context.Service<LinkRepository, {
   readonly list: (workspaceId: string, filters: ListFilters) => Effect.Effect<LinkPageRows, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<LinkRow, LinkNotFound | ServiceUnavailable>
-  readonly findBySlug: (workspaceId: string, host: string, slug: string) => Effect.Effect<LinkRow, LinkNotFound | ServiceUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<StoredLink, LinkNotFound | ServiceUnavailable>
+  readonly findBySlug: (workspaceId: string, host: string, slug: string) => Effect.Effect<StoredLink, LinkNotFound | ServiceUnavailable>
   readonly create: (
     scope: Scope,
     input: LinkCreate
-  ) => Effect.Effect<LinkRow, CreateFailure | ServiceUnavailable>
+  ) => Effect.Effect<StoredLink, CreateFailure | ServiceUnavailable>
   /** Each input created as `create` would, in one transaction; the item's own failure in its place. */
   readonly createMany: (
     scope: Scope,
     inputs: ReadonlyArray<LinkCreate>
-  ) => Effect.Effect<ReadonlyArray<Result.Result<LinkRow, CreateFailure>>, ServiceUnavailable>
+  ) => Effect.Effect<ReadonlyArray<Result.Result<StoredLink, CreateFailure>>, ServiceUnavailable>
   readonly update: (
     scope: Scope,
     id: string,
     input: LinkUpdate
-  ) => Effect.Effect<LinkRow, LinkNotFound | SlugTaken | FolderUnknown | TagUnknown | ValidationFailed | ServiceUnavailable>
+  ) => Effect.Effect<StoredLink, LinkNotFound | SlugTaken | FolderUnknown | TagUnknown | ValidationFailed | ServiceUnavailable>
   readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, LinkNotFound | ServiceUnavailable>
 }>()("ricochet/LinkRepository") {}
 
@@ -164,8 +163,8 @@ const setTags = (tx: TransactionSql, linkId: string, tagIds: ReadonlyArray<strin
 const uniquely = <A, E>(tx: TransactionSql, statement: (sp: TransactionSql) => Promise<A>, onTaken: () => E) =>
   run(() => tx.savepoint(statement)).pipe(uniqueViolation(onTaken))
 
-const currentRow = (tx: TransactionSql, workspaceId: string, id: string) =>
-  Effect.map(run(() => selectById(tx, workspaceId, id)), ([row]) => row!)
+const currentLink = (tx: TransactionSql, workspaceId: string, id: string) =>
+  Effect.map(run(() => selectById(tx, workspaceId, id)), ([row]) => toStoredLink(row!))
 
 const countLinks = (tx: TransactionSql, scope: Scope) => () =>
   tx<{ n: number }[]>`SELECT count(*)::int AS n FROM links WHERE workspace_id = ${scope.workspaceId}`
@@ -221,10 +220,10 @@ const insertLink = <EQ>(
       )
     }
     yield* setTags(tx, id, tagIds)
-    const row = yield* currentRow(tx, scope.workspaceId, id)
-    yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: toLinkRecord(row) }]))
-    yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(row, base), row.domain_id, scope.workspaceId)]))
-    return row
+    const link = yield* currentLink(tx, scope.workspaceId, id)
+    yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: link.record }]))
+    yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(link, base), link.record.domainId, scope.workspaceId)]))
+    return link
   })
 
 const create = (scope: Scope, input: LinkCreate, base: LinkBase) =>
@@ -246,7 +245,7 @@ const createMany = (scope: Scope, inputs: ReadonlyArray<LinkCreate>, base: LinkB
     return yield* transaction((tx) =>
       Effect.gen(function*() {
         const quota = yield* quotaOf(tx, scope, "links", countLinks(tx, scope))
-        const results: Array<Result.Result<LinkRow, CreateFailure>> = []
+        const results: Array<Result.Result<StoredLink, CreateFailure>> = []
         for (const [i, input] of inputs.entries()) {
           const result = yield* Effect.result(savepoint(tx, (sp) => insertLink(sp, scope, input, hashes[i] ?? null, base, quota.check)))
           if (Result.isFailure(result)) {
@@ -269,11 +268,11 @@ const update = (scope: Scope, id: string, input: LinkUpdate, base: LinkBase) =>
       Effect.gen(function*() {
         const [locked] = yield* run(() => tx`SELECT id FROM links WHERE workspace_id = ${scope.workspaceId} AND id = ${id} FOR UPDATE`)
         if (locked === undefined) return yield* LinkNotFound.make()
-        const existing = yield* currentRow(tx, scope.workspaceId, id)
+        const existing = (yield* currentLink(tx, scope.workspaceId, id)).record
         yield* checkFolder(tx, scope.workspaceId, input.folderId)
         const tagIds = input.tagIds === undefined ? undefined : yield* checkTags(tx, scope.workspaceId, input.tagIds)
         const url = input.url ?? existing.url
-        const abTest = yield* Effect.fromResult(resolveAbTest(url, existing.ab_test, input.abTest))
+        const abTest = yield* Effect.fromResult(resolveAbTest(url, existing.abTest, input.abTest))
 
         const changes: Record<string, unknown> = {}
         const set = (column: string, value: unknown) => {
@@ -306,14 +305,14 @@ const update = (scope: Scope, id: string, input: LinkUpdate, base: LinkBase) =>
           yield* setTags(tx, id, tagIds)
           if (Object.keys(changes).length === 0) yield* run(() => tx`UPDATE links SET updated_at = clock_timestamp() WHERE id = ${id}`)
         }
-        const row = yield* currentRow(tx, scope.workspaceId, id)
+        const link = yield* currentLink(tx, scope.workspaceId, id)
         const events: Array<Parameters<typeof writeEvents>[1][number]> = []
         // The engines key their caches by host and slug: a renamed slug must leave the old key too.
-        if (row.slug !== existing.slug) events.push({ type: "link.deleted", id, host: existing.host, slug: existing.slug })
-        events.push({ type: "link.upserted", link: toLinkRecord(row) })
+        if (link.record.slug !== existing.slug) events.push({ type: "link.deleted", id, host: existing.host, slug: existing.slug })
+        events.push({ type: "link.upserted", link: link.record })
         yield* run(() => writeEvents(tx, events))
-        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(row, base), row.domain_id, scope.workspaceId)]))
-        return row
+        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(link, base), link.record.domainId, scope.workspaceId)]))
+        return link
       })
     )
   })
@@ -333,7 +332,7 @@ const remove = (workspaceId: string, id: string) =>
     })
   )
 
-const found = <A>(row: A | undefined) => (row === undefined ? Effect.fail(LinkNotFound.make()) : Effect.succeed(row))
+const found = (row: LinkRow | undefined) => (row === undefined ? Effect.fail(LinkNotFound.make()) : Effect.succeed(toStoredLink(row)))
 
 export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(function*() {
   const database = yield* Database
@@ -344,7 +343,7 @@ export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(funct
       query((sql) => listRows(sql, workspaceId, filters)).pipe(
         Effect.map((rows) => {
           const page = rows.slice(0, filters.limit)
-          return { rows: page, nextCursor: rows.length > filters.limit ? encodeCursor(page[page.length - 1]) : null }
+          return { rows: page.map(toStoredLink), nextCursor: rows.length > filters.limit ? encodeCursor(page[page.length - 1]) : null }
         }),
         withDatabase
       ),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DEVICES, LinkRecord, REDIRECT_TYPES } from "../../shared/links/linkRecord.ts"
 import { SLUG_PATTERN } from "../../shared/links/slug.ts"
 import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
 import { Tag } from "../tags/schema.ts"
@@ -10,7 +11,7 @@ export const Slug = Schema.String.check(
   })
 )
 
-export const REDIRECT_TYPES = [301, 302, 307, 308] as const
+export { DEVICES, REDIRECT_TYPES }
 export const RedirectType = Schema.Literals(REDIRECT_TYPES)
 
 const UtmValue = Schema.String.check(Schema.isMaxLength(500))
@@ -23,17 +24,15 @@ export const UtmInput = Schema.Struct({
   content: Schema.optionalKey(UtmValue),
   ref: Schema.optionalKey(UtmValue)
 })
-export const Utm = Schema.Record(Schema.String, Schema.String)
 
 export const Country = Schema.String.check(
   Schema.makeFilter((s: string) => /^[A-Za-z]{2}$/.test(s) || "Expected a 2-letter country code (ISO 3166-1 alpha-2)", {
     expected: "a 2-letter country code (ISO 3166-1 alpha-2)"
   })
 )
-export const GeoRule = Schema.Struct({ country: Country, url: HttpUrl })
-
-export const DEVICES = ["ios", "android", "desktop"] as const
-export const DeviceRule = Schema.Struct({ device: Schema.Literals(DEVICES), url: HttpUrl })
+/** The input forms of a link's rules: what a stored rule is (shared/links/linkRecord.ts), checked. */
+export const GeoRuleInput = Schema.Struct({ country: Country, url: HttpUrl })
+export const DeviceRuleInput = Schema.Struct({ device: Schema.Literals(DEVICES), url: HttpUrl })
 
 const uniqueBy = <T>(key: (item: T) => string, what: string) =>
   Schema.makeFilter((items: ReadonlyArray<T>) => {
@@ -47,18 +46,18 @@ const uniqueBy = <T>(key: (item: T) => string, what: string) =>
     return issues
   })
 
-export const GeoRules = Schema.Array(GeoRule).check(
+export const GeoRules = Schema.Array(GeoRuleInput).check(
   Schema.isMaxLength(250),
   uniqueBy((r: { country: string }) => r.country.toUpperCase(), "country")
 )
-export const DeviceRules = Schema.Array(DeviceRule).check(uniqueBy((r: { device: string }) => r.device, "device"))
+export const DeviceRules = Schema.Array(DeviceRuleInput).check(uniqueBy((r: { device: string }) => r.device, "device"))
 
-export const AbVariant = Schema.Struct({
+export const AbVariantInput = Schema.Struct({
   url: HttpUrl,
   weight: Schema.Int.check(Schema.isBetween({ minimum: 10, maximum: 100 }))
 })
-export const AbTest = Schema.Struct({
-  variants: Schema.Array(AbVariant).check(Schema.isMinLength(2), Schema.isMaxLength(5)),
+export const AbTestInput = Schema.Struct({
+  variants: Schema.Array(AbVariantInput).check(Schema.isMinLength(2), Schema.isMaxLength(5)),
   endsAt: Schema.NullOr(UtcDateTime)
 })
 
@@ -80,7 +79,7 @@ const inputFields = {
   deviceRules: Schema.optionalKey(DeviceRules),
   expiresAt: Schema.optionalKey(Schema.NullOr(UtcDateTime)),
   expiredUrl: Schema.optionalKey(Schema.NullOr(HttpUrl)),
-  abTest: Schema.optionalKey(Schema.NullOr(AbTest)),
+  abTest: Schema.optionalKey(Schema.NullOr(AbTestInput)),
   password: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxCodePoints(128))))
 }
 
@@ -97,34 +96,37 @@ export const LinkUpdate = Schema.Struct({
 }).annotate({ identifier: "LinkUpdate" })
 export type LinkUpdate = typeof LinkUpdate.Type
 
-/** The Link resource exactly as the spec lists it: every field always present, nothing more. */
+const stored = LinkRecord.fields
+
+/**
+ * The Link resource exactly as the spec lists it: every field always present, nothing more, in
+ * the spec's order. What the link does is the engine's record's (shared/links/linkRecord.ts);
+ * the rest is the API's view of it.
+ */
 export const Link = Schema.Struct({
-  id: Schema.String,
-  domain: Schema.String,
-  slug: Schema.String,
+  id: stored.id,
+  domain: stored.host,
+  slug: stored.slug,
   shortLink: Schema.String,
-  url: Schema.String,
-  title: Schema.NullOr(Schema.String),
-  description: Schema.NullOr(Schema.String),
-  ogImageUrl: Schema.NullOr(Schema.String),
+  url: stored.url,
+  title: stored.title,
+  description: stored.description,
+  ogImageUrl: stored.ogImageUrl,
   folderId: Schema.NullOr(Schema.String),
   tags: Schema.Array(Tag.mapFields(({ id, name, color }) => ({ id, name, color }))),
-  redirectType: RedirectType,
-  passQuery: Schema.Boolean,
-  openInApp: Schema.Boolean,
-  openInBrowser: Schema.Boolean,
-  utm: Schema.NullOr(Utm),
-  geoRules: Schema.Array(Schema.Struct({ country: Schema.String, url: Schema.String })),
-  deviceRules: Schema.Array(Schema.Struct({ device: Schema.String, url: Schema.String })),
-  expiresAt: Schema.NullOr(Schema.String),
-  expiredUrl: Schema.NullOr(Schema.String),
-  abTest: Schema.NullOr(Schema.Struct({
-    variants: Schema.Array(Schema.Struct({ url: Schema.String, weight: Schema.Number })),
-    endsAt: Schema.NullOr(Schema.String)
-  })),
+  redirectType: stored.redirectType,
+  passQuery: stored.passQuery,
+  openInApp: stored.openInApp,
+  openInBrowser: stored.openInBrowser,
+  utm: stored.utm,
+  geoRules: stored.geoRules,
+  deviceRules: stored.deviceRules,
+  expiresAt: stored.expiresAt,
+  expiredUrl: stored.expiredUrl,
+  abTest: stored.abTest,
   hasPassword: Schema.Boolean,
   createdAt: Schema.String,
-  updatedAt: Schema.String
+  updatedAt: stored.updatedAt
 }).annotate({ identifier: "Link" })
 export type Link = typeof Link.Type
 

@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { readdir } from "node:fs/promises"
 import * as path from "node:path"
 import type { Sql } from "postgres"
+import type { ClickRecord } from "../../shared/clicks/click.ts"
+import { selectClickFields } from "../../shared/clicks/clickColumns.ts"
 import { isEngineFile, listHourDirs } from "../../shared/clicks/files.ts"
 import { quote } from "../../shared/clicks/parquet.ts"
 import { Configuration } from "../../shared/config.ts"
@@ -23,29 +25,20 @@ const LOOK_BACK_MS = 2 * 3_600_000
 /** Clicks of one link in one file go out in events of at most this many. */
 export const CLICKS_PER_EVENT = 100
 
-interface ClickRow {
-  ts: number
-  workspace_id: string
-  link_id: string
-  domain: string
-  slug: string
-  url: string
-  audience: string
-  country: string | null
-  city: string | null
-  device: string
-  browser: string
-  os: string
-  referer_host: string | null
-}
+/** What a `link.clicked` event tells of each click. */
+const FED_FIELDS = [
+  "timestamp", "workspaceId", "linkId", "domain", "slug", "url", "audience", "country", "city", "device", "browser", "os", "refererHost"
+] as const satisfies ReadonlyArray<keyof ClickRecord>
+
+type FedClick = Pick<ClickRecord, (typeof FED_FIELDS)[number]>
 
 /** One event per link and file (split past CLICKS_PER_EVENT), in click order. */
-export const clickEventsOf = (rows: ReadonlyArray<ClickRow>, domainIds: ReadonlyMap<string, string>): Array<WebhookEvent> => {
-  const byLink = new Map<string, Array<ClickRow>>()
-  for (const row of rows) {
-    const list = byLink.get(row.link_id)
-    if (list === undefined) byLink.set(row.link_id, [row])
-    else list.push(row)
+export const clickEventsOf = (clicks: ReadonlyArray<FedClick>, domainIds: ReadonlyMap<string, string>): Array<WebhookEvent> => {
+  const byLink = new Map<string, Array<FedClick>>()
+  for (const click of clicks) {
+    const list = byLink.get(click.linkId)
+    if (list === undefined) byLink.set(click.linkId, [click])
+    else list.push(click)
   }
   const events: Array<WebhookEvent> = []
   for (const [linkId, clicks] of byLink) {
@@ -54,15 +47,15 @@ export const clickEventsOf = (rows: ReadonlyArray<ClickRow>, domainIds: Readonly
       const first = chunk[0]
       events.push({
         type: "link.clicked",
-        workspaceId: first.workspace_id,
+        workspaceId: first.workspaceId,
         orderKey: `link:${linkId}`,
         linkId,
         domainId: domainIds.get(first.domain) ?? null,
-        occurredAt: new Date(first.ts),
+        occurredAt: new Date(first.timestamp),
         data: {
           link: { id: linkId, domain: first.domain, slug: first.slug },
           clicks: chunk.map((c) => ({
-            timestamp: new Date(c.ts).toISOString(),
+            timestamp: new Date(c.timestamp).toISOString(),
             url: c.url,
             audience: c.audience,
             country: c.country,
@@ -70,7 +63,7 @@ export const clickEventsOf = (rows: ReadonlyArray<ClickRow>, domainIds: Readonly
             device: c.device,
             browser: c.browser,
             os: c.os,
-            referer: c.referer_host
+            referer: c.refererHost
           }))
         }
       })
@@ -112,11 +105,11 @@ export const feedClicks = async (sql: Sql, store: ClickStore["Service"], done: S
     if (seen.has(file)) continue
     const placeholders = workspaces.map((_, i) => `$${i + 1}`).join(", ")
     const rows = (await store.query(
-      `SELECT epoch_ms(timestamp) AS ts, workspace_id, link_id, domain, slug, url, audience, country, city, device, browser, os, referer_host
+      `SELECT ${selectClickFields(FED_FIELDS)}
        FROM read_parquet(${quote(path.join(store.clicksDir, file))})
        WHERE workspace_id IN (${placeholders}) ORDER BY timestamp`,
       workspaces
-    )) as unknown as Array<ClickRow>
+    )) as unknown as Array<FedClick>
     enqueued += (await sql.begin(async (tx) => {
       const [claimed] = await tx`INSERT INTO webhook_click_files (name) VALUES (${file}) ON CONFLICT DO NOTHING RETURNING name`
       if (claimed === undefined || rows.length === 0) return 0

@@ -25,3 +25,14 @@ export const CLICK_FIELDS: ReadonlyArray<ClickColumn> = Object.entries(ClickReco
  * writes has exactly these, so any reader can union them.
  */
 export const CLICK_COLUMNS: ReadonlyArray<readonly [name: string, type: ClickColumnType]> = CLICK_FIELDS.map((c) => [c.name, c.type])
+
+/**
+ * A DuckDB select list that reads `fields` of the click files back as ClickRecord's fields, by
+ * their names (timestamps as epoch milliseconds, as ClickRecord holds them).
+ */
+export const selectClickFields = (fields: ReadonlyArray<keyof ClickRecord>): string =>
+  fields.map((field) => {
+    const column = CLICK_FIELDS.find((c) => c.field === field)
+    if (column === undefined) throw new Error(`ClickRecord has no field ${String(field)}`)
+    return column.type === "TIMESTAMP" ? `epoch_ms(${column.name}) AS "${field}"` : `${column.name} AS "${field}"`
+  }).join(", ")

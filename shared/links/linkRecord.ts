@@ -1,5 +1,32 @@
 import { Schema } from "effect"
 
+export const REDIRECT_TYPES = [301, 302, 307, 308] as const
+export const DEVICES = ["ios", "android", "desktop"] as const
+
+/** A link's rules as stored: once here, for the engine's record and the API's Link alike. */
+export const GeoRule = Schema.Struct({ country: Schema.String, url: Schema.String })
+export const DeviceRule = Schema.Struct({ device: Schema.Literals(DEVICES), url: Schema.String })
+export const AbVariant = Schema.Struct({ url: Schema.String, weight: Schema.Finite })
+export const AbTest = Schema.Struct({ variants: Schema.Array(AbVariant), endsAt: Schema.NullOr(Schema.String) })
+
+/** What a link does when visited: the fields the engine's record and the API's Link share. */
+export const linkBehaviour = {
+  url: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  description: Schema.NullOr(Schema.String),
+  ogImageUrl: Schema.NullOr(Schema.String),
+  redirectType: Schema.Literals(REDIRECT_TYPES),
+  passQuery: Schema.Boolean,
+  openInApp: Schema.Boolean,
+  openInBrowser: Schema.Boolean,
+  utm: Schema.NullOr(Schema.Record(Schema.String, Schema.String)),
+  geoRules: Schema.Array(GeoRule),
+  deviceRules: Schema.Array(DeviceRule),
+  expiresAt: Schema.NullOr(Schema.String),
+  expiredUrl: Schema.NullOr(Schema.String),
+  abTest: Schema.NullOr(AbTest)
+}
+
 /**
  * A link as the redirect engine needs it: what crosses the bus and what the engine compiles into
  * its cache. Plain JSON (no Dates) so both msgpack and the outbox's jsonb carry it unchanged; the
@@ -11,23 +38,7 @@ export const LinkRecord = Schema.Struct({
   domainId: Schema.String,
   host: Schema.String,
   slug: Schema.String,
-  url: Schema.String,
-  title: Schema.NullOr(Schema.String),
-  description: Schema.NullOr(Schema.String),
-  ogImageUrl: Schema.NullOr(Schema.String),
-  redirectType: Schema.Literals([301, 302, 307, 308]),
-  passQuery: Schema.Boolean,
-  openInApp: Schema.Boolean,
-  openInBrowser: Schema.Boolean,
-  utm: Schema.NullOr(Schema.Record(Schema.String, Schema.String)),
-  geoRules: Schema.Array(Schema.Struct({ country: Schema.String, url: Schema.String })),
-  deviceRules: Schema.Array(Schema.Struct({ device: Schema.Literals(["ios", "android", "desktop"]), url: Schema.String })),
-  expiresAt: Schema.NullOr(Schema.String),
-  expiredUrl: Schema.NullOr(Schema.String),
-  abTest: Schema.NullOr(Schema.Struct({
-    variants: Schema.Array(Schema.Struct({ url: Schema.String, weight: Schema.Finite })),
-    endsAt: Schema.NullOr(Schema.String)
-  })),
+  ...linkBehaviour,
   /** argon2id hash in PHC form, or null; the engine verifies passwords against it. */
   passwordHash: Schema.NullOr(Schema.String),
   updatedAt: Schema.String

@@ -59,7 +59,7 @@ describe("LinkRepository.createMany on PostgreSQL", () => {
     const results = await runtime.runPromise(
       Effect.flatMap(Effect.service(LinkRepository), (links) => links.createMany({ workspaceId, plan: "free" }, inputs))
     )
-    expect(results.map((r) => (Result.isSuccess(r) ? r.success.slug : r.failure._tag))).toEqual([
+    expect(results.map((r) => (Result.isSuccess(r) ? r.success.record.slug : r.failure._tag))).toEqual([
       "a",
       "SlugTaken",
       "FolderUnknown",

@@ -92,9 +92,9 @@ describe("webhook retries", () => {
 })
 
 describe("link.clicked events of a click file", () => {
-  const click = (linkId: string, ts: number, domain = "go.example.com") => ({
-    ts, workspace_id: "ws_1", link_id: linkId, domain, slug: `s-${linkId}`, url: "https://example.com/", audience: "people",
-    country: "DE", city: null, device: "desktop", browser: "Firefox", os: "macOS", referer_host: null
+  const click = (linkId: string, timestamp: number, domain = "go.example.com") => ({
+    timestamp, workspaceId: "ws_1", linkId, domain, slug: `s-${linkId}`, url: "https://example.com/", audience: "people" as const,
+    country: "DE", city: null, device: "desktop" as const, browser: "Firefox", os: "macOS", refererHost: null
   })
 
   it("groups clicks by link in click order, in events of at most CLICKS_PER_EVENT", () => {
