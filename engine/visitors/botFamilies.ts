@@ -11,7 +11,7 @@ import { AUTOMATION_CLIENTS } from "./automationClients.ts"
  * spaces, so a pattern may span several names (`Tiny Tiny RSS`), and must not match a browser's
  * own product tokens.
  */
-export type BotFamily = "probe" | "monitor" | "renderer" | "feed-reader" | "http-library" | "automation" | "crawler"
+export type BotFamily = "probe" | "monitor" | "renderer" | "feed-reader" | "http-library" | "automation" | "crawler" | "proxy"
 
 export interface BotToken {
   readonly family: BotFamily
@@ -32,7 +32,7 @@ const PROBES: readonly BotToken[] = [
   { family: "probe", name: "Kubernetes", pattern: "\\bkube-probe/", source: "https://github.com/kubernetes/kubernetes/blob/master/pkg/probe/http/request.go" },
   { family: "probe", name: "AWS Elastic Load Balancing", pattern: "\\bELB-HealthChecker/", source: "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/target-group-health-checks.html" },
   { family: "probe", name: "Google Cloud load balancing", pattern: "\\bGoogleHC/", source: "https://cloud.google.com/load-balancing/docs/health-check-concepts" },
-  { family: "probe", name: "Consul", pattern: "\\bConsul Health Check\\b", source: "https://github.com/hashicorp/consul/blob/main/agent/checks/check.go" },
+  { family: "probe", name: "Consul", pattern: "\\bConsul Health Check\\b", source: "https://github.com/hashicorp/consul/blob/main/agent/checks/check_test.go" },
   { family: "probe", name: "Envoy", pattern: "\\bEnvoy/HC\\b", source: "https://github.com/envoyproxy/envoy/blob/main/source/common/http/headers.h" },
   { family: "probe", name: "Amazon Route 53", pattern: "\\bRoute ?53[- ]Health[- ]Check", source: `${MATOMO}/bots.yml` },
   { family: "probe", name: "Prometheus blackbox exporter", pattern: "\\bBlackbox Exporter/", source: `${ISBOT}/crawlers.yml` },
@@ -69,12 +69,16 @@ const MONITORS: readonly BotToken[] = [
   { family: "monitor", name: "DebugBear", pattern: "\\bDebugBear\\b", source: "https://github.com/JayBizzle/Crawler-Detect/blob/f7926d40cb01c8f2488467dc0b476fd12d0359a8/tests/data/user_agent/crawlers.txt" }
 ]
 
-/** Headless browsers and the services that render pages with them. */
+/**
+ * Headless browsers and the services that render pages with them. Rendertron and Puppeteer send
+ * headless Chrome's own User-Agent (`HeadlessChrome/`), except in Rendertron's mobile mode, which
+ * sends an ordinary phone's string that nothing tells from a person's
+ * (https://github.com/GoogleChrome/rendertron/blob/main/src/renderer.ts).
+ */
 const RENDERERS: readonly BotToken[] = [
   { family: "renderer", name: "Headless Chrome (Puppeteer, Playwright, Selenium)", pattern: "\\bHeadlessChrome\\b", source: "https://developer.chrome.com/docs/chromium/headless" },
   { family: "renderer", name: "PhantomJS", pattern: "\\bPhantomJS\\b", source: `${MATOMO}/bots.yml` },
   { family: "renderer", name: "Prerender", pattern: "\\bPrerender\\b", source: "https://github.com/prerender/prerender" },
-  { family: "renderer", name: "Rendertron", pattern: "\\bRendertron\\b", source: "https://github.com/GoogleChrome/rendertron" },
   { family: "renderer", name: "Puppeteer", pattern: "\\bPuppeteer\\b", source: `${ISBOT}/downloaded/user-agents.net.json` },
   { family: "renderer", name: "Playwright", pattern: "\\bPlaywright/", source: `${ISBOT}/crawlers.yml` },
   { family: "renderer", name: "Lighthouse", pattern: "\\bChrome-Lighthouse\\b|\\bLighthouse/\\d", source: "https://github.com/GoogleChrome/lighthouse/blob/main/core/config/constants.js" },
@@ -116,6 +120,11 @@ const FEED_READERS: readonly BotToken[] = [
   { family: "feed-reader", name: "Blogtrottr", pattern: "\\bBlogtrottr\\b", source: `${ISBOT}/crawlers.yml` },
   { family: "feed-reader", name: "Selfoss", pattern: "\\bselfoss\\b", source: `${MATOMO}/feed_reader.yml` },
   { family: "feed-reader", name: "NewsGator", pattern: "\\bNewsGator", source: `${MATOMO}/feed_reader.yml` }
+]
+
+/** Services that fetch a page for a person and serve it to them rewritten (translated). */
+const PROXIES: readonly BotToken[] = [
+  { family: "proxy", name: "Yandex Translate", pattern: "\\bYandex\\.Translate\\b", source: "https://github.com/JayBizzle/Crawler-Detect/blob/f7926d40cb01c8f2488467dc0b476fd12d0359a8/tests/data/user_agent/crawlers.txt" }
 ]
 
 /** HTTP client libraries and command-line tools, and the HTTP stacks native apps fetch with. */
@@ -176,5 +185,6 @@ export const BOT_TOKENS: readonly BotToken[] = [
   ...FEED_READERS,
   ...HTTP_LIBRARIES,
   ...GOOGLE_CRAWLERS,
+  ...PROXIES,
   ...AUTOMATION_CLIENTS.map((client) => ({ family: "automation" as const, name: client.name, pattern: client.pattern, source: client.source }))
 ]
