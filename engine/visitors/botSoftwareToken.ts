@@ -49,12 +49,23 @@ const ISBOT_SOFTWARE = new RegExp(
 
 const FAMILY = new RegExp(BOT_TOKENS.map((token) => `(?:${token.pattern})`).join("|"), "i")
 
+const FAMILY_AT_START = new RegExp(`^\\+?(?:${BOT_TOKENS.map((token) => `(?:${token.pattern})`).join("|")})`, "i")
+
 /**
  * The bot a browser-shaped User-Agent names in its software tokens, or undefined: a bot word in
- * a token's name, or one of isbot's patterns or a bot family's token in its text.
+ * a token's name, or one of isbot's patterns or a bot family's token in its text. Where a
+ * platform or device is named, only a bot family's own name opening the entry counts
+ * (`X11; Linux x86_64; Rigor`): a "Cubot" phone or an "XBot Junior" tablet is a person's.
  */
 export const botSoftwareToken = (tokens: readonly SoftwareToken[]): string | undefined => {
-  for (const { name, text } of tokens) if (BOT_WORD.test(name) || ISBOT_SOFTWARE.test(text)) return text
-  const family = FAMILY.exec(tokens.map((token) => token.text).join(" "))
-  return family === null ? undefined : family[0]
+  const software = tokens.filter((token) => !token.inPlatform)
+  for (const { name, text } of software) if (BOT_WORD.test(name) || ISBOT_SOFTWARE.test(text)) return text
+  const family = FAMILY.exec(software.map((token) => token.text).join(" "))
+  if (family !== null) return family[0]
+  for (const token of tokens) {
+    if (!token.inPlatform) continue
+    const named = FAMILY_AT_START.exec(token.text)
+    if (named !== null) return named[0]
+  }
+  return undefined
 }

@@ -78,10 +78,15 @@ export const readUserAgent = (userAgent: string): UserAgentParts => {
 /** `Name/version` with no space: how software, not a device or platform, names itself in a comment. */
 const PRODUCT_SHAPED = /^[A-Za-z][\w.+!-]*\/\S+$/
 
-/** A piece of a User-Agent that may name its software: `name`, and `text` as written (`name/version`). */
+/**
+ * A piece of a User-Agent that may name its software: `name`, `text` as written (`name/version`),
+ * and whether it stands where a platform or device is named (a plain entry of the first comment,
+ * or after Android's version), where only a bot's own name counts, never a word inside a name.
+ */
 export interface SoftwareToken {
   readonly name: string
   readonly text: string
+  readonly inPlatform: boolean
 }
 
 /** What the parser found the device to be; its names are never software names. */
@@ -91,40 +96,48 @@ export interface DeviceNames {
 }
 
 /** Android puts the locale, the model and its build after its version: "Android 14; en-us; Cubot X30 Build/UP1A". */
-const ANDROID_VERSION = /^(?:Linux; ?)?(?:Android|Adr)[ /]?\d/i
+const ANDROID_VERSION = /^(?:Android|Adr) ?\d+(?:\.\d+)*(?: \w+)?$/i
 const BUILD = /\bBuild\//i
 
 /**
- * Every piece of a User-Agent that may name its software, leaving out the device's names:
- * top-level products, and the entries of comments (`compatible; Bytespider`, `Safari/537.4
- * (StatusCake)`, `(X11; Linux x86_64; Rigor)`). Left out as device names: anything containing
- * the model or equal to the vendor the parser found (however it is written: `SAMSUNG-GT-S5250/1.0`,
- * a feature phone's leading `Nokia6300/2.0`), an entry with a `Build/` tag, and the plain entries
- * after Android's version in its comment (the locale and the model: a device is not written
- * `Name/version`, so `Storebot-Google/1.0` there still counts).
+ * Every piece of a User-Agent that may name its software, and where it stands. Software names
+ * itself as a top-level product, as a product-shaped comment entry (`compatible; Googlebot/2.1`),
+ * as the entry after `compatible` (`compatible; Bytespider`), or in a comment of its own after the
+ * platform's (`Safari/537.4 (StatusCake)`). The first comment names the platform and device
+ * (`X11; Ubuntu; Linux x86_64`, `Linux; Android 14; Cubot X30`, `Mobile; ALCATEL 4056W`), so
+ * its plain entries are marked `inPlatform`, as are those after Android's version. Left out as
+ * device names: an entry with a `Build/` tag, and what contains the model or equals the vendor
+ * the parser found, where a device can stand: a plain entry, a product-shaped entry of the first
+ * comment (`SAMSUNG-GT-S5250/1.0`), a leading product (a feature phone's `Nokia6300/2.0`).
  */
 export const softwareTokens = (parts: UserAgentParts, device: DeviceNames): SoftwareToken[] => {
-  const model = device.model !== undefined && device.model.length >= 2 ? device.model.toLowerCase() : undefined
+  const model = device.model !== undefined && device.model.length >= 3 ? device.model.toLowerCase() : undefined
   const vendor = device.vendor?.toLowerCase()
-  const isDevice = (text: string) => {
+  const namesDevice = (text: string) => {
     const lower = text.toLowerCase()
     return (model !== undefined && lower.includes(model)) || lower === vendor
   }
   const tokens: SoftwareToken[] = []
-  for (const { name, version } of parts.products) {
-    if (!isDevice(name)) tokens.push({ name, text: version === "" ? name : `${name}/${version}` })
-  }
-  for (const entries of parts.commentEntries) {
-    let afterAndroid = false
-    for (const entry of entries) {
-      if (isDevice(entry) || BUILD.test(entry)) continue
+  parts.products.forEach(({ name, version }, index) => {
+    // Only a leading product can be the handset ("Nokia6300/2.0 (05.00) Profile/MIDP-2.0"); a
+    // later one is software even if the parser read a model into it.
+    if (index > 0 || !namesDevice(name)) tokens.push({ name, text: version === "" ? name : `${name}/${version}`, inPlatform: false })
+  })
+  parts.commentEntries.forEach((entries, index) => {
+    let inPlatform = index === 0
+    for (let k = 0; k < entries.length; k++) {
+      const entry = entries[k]
+      if (BUILD.test(entry)) continue
       if (ANDROID_VERSION.test(entry)) {
-        afterAndroid = true
+        inPlatform = true
         continue
       }
-      if (PRODUCT_SHAPED.test(entry)) tokens.push({ name: entry.slice(0, entry.indexOf("/")), text: entry })
-      else if (!afterAndroid) tokens.push({ name: entry, text: entry })
+      if (PRODUCT_SHAPED.test(entry)) {
+        // A device written as a product stands in the platform's comment ("SAMSUNG-GT-S5250/1.0").
+        if (!(index === 0 && namesDevice(entry))) tokens.push({ name: entry.slice(0, entry.indexOf("/")), text: entry, inPlatform: false })
+      } else if (k > 0 && entries[k - 1].toLowerCase() === "compatible") tokens.push({ name: entry, text: entry, inPlatform: false })
+      else if (!namesDevice(entry)) tokens.push({ name: entry, text: entry, inPlatform })
     }
-  }
+  })
   return tokens
 }
