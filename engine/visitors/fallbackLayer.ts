@@ -3,7 +3,7 @@ import { verdict, type Verdict } from "./verdict.ts"
 
 /**
  * The HTTP stacks apps use on phones, tablets and TVs, as they name the platform:
- * "Podcasts/1.0 CFNetwork/1410.0.3 Darwin/22.6.0", "Dalvik/2.1.0 (Linux; U; Android 11; ...)",
+ * "Blogos/1.13 CFNetwork/548.0.4 Darwin/11.0.0", "Dalvik/2.1.0 (Linux; U; Android 9; ...)",
  * AFNetworking's "Discord/52.0 (iPad; iOS 14.4; Scale/2.00)", Chromium's Cronet in Android apps.
  */
 const PLATFORM_NETWORK_STACK =
