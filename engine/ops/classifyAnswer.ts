@@ -20,6 +20,7 @@ export const classifyAnswer = (requestUrl: string): readonly [status: number, bo
   const signatureAgent = query.get("signatureAgent") ?? undefined
   const { audience, rule, evidence } = explainAudience(userAgent, signatureAgent)
   const parsed = identifyBrowser(userAgent)
+  const device = parsed.device()
   return [
     200,
     {
@@ -34,7 +35,7 @@ export const classifyAnswer = (requestUrl: string): readonly [status: number, bo
         browserVersion: parsed.browserVersion ?? null,
         engine: parsed.engine ?? null,
         os: parsed.os ?? null,
-        device: { type: parsed.deviceType ?? null, vendor: parsed.deviceVendor ?? null, model: parsed.deviceModel ?? null }
+        device: { type: device.type ?? null, vendor: device.vendor ?? null, model: device.model ?? null }
       }
     }
   ]

@@ -59,8 +59,13 @@ const FAMILY_AT_START = new RegExp(`^\\+?(?:${BOT_TOKENS.map((token) => `(?:${to
  */
 export const botSoftwareToken = (tokens: readonly SoftwareToken[]): string | undefined => {
   const software = tokens.filter((token) => !token.inPlatform)
-  for (const { name, text } of software) if (BOT_WORD.test(name) || ISBOT_SOFTWARE.test(text)) return text
-  const family = FAMILY.exec(software.map((token) => token.text).join(" "))
+  for (const { name, text } of software) if (BOT_WORD.test(name)) return text
+  // One scan of all software tokens; a line break is in no token and none of the patterns
+  // matches one, so a match never spans two tokens.
+  const texts = software.map((token) => token.text)
+  const listed = ISBOT_SOFTWARE.exec(texts.join("\n"))
+  if (listed !== null) return texts.find((text) => text.includes(listed[0])) ?? listed[0]
+  const family = FAMILY.exec(texts.join(" "))
   if (family !== null) return family[0]
   for (const token of tokens) {
     if (!token.inPlatform) continue

@@ -4,15 +4,23 @@ import { withoutInAppDataFields } from "./inAppBrowsers.ts"
 import { readUserAgent, softwareTokens } from "./userAgentTokens.ts"
 import { verdict, type Verdict } from "./verdict.ts"
 
-/** What ua-parser-js 1.x recognises in a User-Agent. */
+/** The device ua-parser-js 1.x recognises. */
+export interface DeviceIdentity {
+  readonly type: string | undefined
+  readonly vendor: string | undefined
+  readonly model: string | undefined
+}
+
+/**
+ * What ua-parser-js 1.x recognises in a User-Agent. The device is read only when asked: its
+ * regular expressions cost more than the rest together, and most browsers are decided without it.
+ */
 export interface BrowserIdentity {
   readonly browser: string | undefined
   readonly browserVersion: string | undefined
   readonly engine: string | undefined
   readonly os: string | undefined
-  readonly deviceType: string | undefined
-  readonly deviceVendor: string | undefined
-  readonly deviceModel: string | undefined
+  readonly device: () => DeviceIdentity
 }
 
 // One parser per module instance (per thread); parsing is synchronous, so reusing it is safe.
@@ -21,15 +29,19 @@ const parser = new UAParser()
 export const identifyBrowser = (userAgent: string): BrowserIdentity => {
   parser.setUA(userAgent)
   const browser = parser.getBrowser()
-  const device = parser.getDevice()
+  let device: DeviceIdentity | undefined
   return {
     browser: browser.name || undefined,
     browserVersion: browser.version || undefined,
     engine: parser.getEngine().name || undefined,
     os: parser.getOS().name || undefined,
-    deviceType: device.type || undefined,
-    deviceVendor: device.vendor || undefined,
-    deviceModel: device.model || undefined
+    device: () => {
+      if (device === undefined) {
+        const found = parser.setUA(userAgent).getDevice()
+        device = { type: found.type || undefined, vendor: found.vendor || undefined, model: found.model || undefined }
+      }
+      return device
+    }
   }
 }
 
@@ -41,7 +53,7 @@ const CONTACT = /\bhttps?:\/\/|\bwww\.[\w-]+\.[a-z]{2,}|[\w.+-]+@[\w-]+(?:\.[\w-
  * often names only the handset and the platform.
  */
 const FEATURE_PHONE_PLATFORM =
-  /\bMIDP-?\d|\bCLDC-?\d|\bUP\.Browser\/|\bWAP[ _-]?Browser\b|\bMAUI\b|^(?:DoCoMo|KDDI-|SoftBank|J-PHONE|Vodafone)\b|\bDDIPOCKET\b/i
+  /\bMIDP-?\d|\bCLDC-?\d|\bUP\.Browser\/|\bWAP[ _-]?Browser\b|\bMAUI\b|^(?:DoCoMo|KDDI-|SoftBank|J-PHONE|Vodafone)\b|\bDDIPOCKET\b|\bFOMA\b|\bjig browser/i
 
 /**
  * Browsers the parser does not name: Netscape Navigator 2-4 ("Mozilla/4.5 [en] (X11; I; Linux
@@ -50,15 +62,18 @@ const FEATURE_PHONE_PLATFORM =
  */
 const UNNAMED_BROWSER = /^Mozilla\/[2-4]\.\d+ ?\[[a-zA-Z-]+\] ?\(|\bAppleWebKit\d/i
 
-const describe = (identity: BrowserIdentity): string =>
-  [
+/** "Chrome 120.0.0.0 on Android"; the device only where it decided (it costs a parse of its own). */
+const describe = (identity: BrowserIdentity, withDevice: boolean): string => {
+  const device = withDevice ? identity.device() : undefined
+  return [
     identity.browser ?? identity.engine ?? "client",
     identity.browserVersion,
     identity.os !== undefined ? `on ${identity.os}` : undefined,
-    identity.deviceType !== undefined ? `(${[identity.deviceType, identity.deviceVendor, identity.deviceModel].filter(Boolean).join(" ")})` : undefined
+    device?.type !== undefined ? `(${[device.type, device.vendor, device.model].filter(Boolean).join(" ")})` : undefined
   ]
     .filter(Boolean)
     .join(" ")
+}
 
 /**
  * Layer 2: positive identification. A browser (an engine or a browser name ua-parser-js knows)
@@ -68,17 +83,24 @@ const describe = (identity: BrowserIdentity): string =>
  */
 export const browserLayer = (userAgent: string, identity: BrowserIdentity): Verdict | undefined => {
   const browserShaped = identity.browser !== undefined || identity.engine !== undefined || UNNAMED_BROWSER.test(userAgent)
-  const personalDevice =
-    identity.deviceType === "smarttv" || identity.deviceType === "console" || FEATURE_PHONE_PLATFORM.test(userAgent)
-  if (!browserShaped && !personalDevice) return undefined
+  const personalDevice = () => {
+    const { type } = identity.device()
+    return type === "smarttv" || type === "console" || FEATURE_PHONE_PLATFORM.test(userAgent)
+  }
+  if (!browserShaped && !personalDevice()) return undefined
   // An in-app browser's data fields (WeChat's `Process/tools`) are not software names.
   const parts = readUserAgent(withoutInAppDataFields(userAgent))
-  const token = botSoftwareToken(softwareTokens(parts, { model: identity.deviceModel, vendor: identity.deviceVendor }))
+  // Asked first without the device: only when a bot's name turns up is it worth reading the
+  // device, to tell whether that name is the handset's.
+  const token =
+    botSoftwareToken(softwareTokens(parts, { model: undefined, vendor: undefined })) === undefined
+      ? undefined
+      : botSoftwareToken(softwareTokens(parts, identity.device()))
   if (token !== undefined) return verdict("bot", "browser-bot-token", token)
   const contact = CONTACT.exec(userAgent)
   if (contact !== null) return verdict("bot", "browser-contact", contact[0])
   const knownPlatform =
-    personalDevice || identity.os !== undefined || identity.deviceType !== undefined || identity.deviceVendor !== undefined
+    identity.os !== undefined || personalDevice() || identity.device().type !== undefined || identity.device().vendor !== undefined
   if (!knownPlatform) return undefined
-  return verdict("people", browserShaped ? "browser" : "personal-device", describe(identity))
+  return browserShaped ? verdict("people", "browser", describe(identity, false)) : verdict("people", "personal-device", describe(identity, true))
 }

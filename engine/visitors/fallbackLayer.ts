@@ -19,9 +19,9 @@ export const fallbackLayer = (userAgent: string, identity: BrowserIdentity): Ver
   if (identity.browser !== undefined || identity.engine !== undefined) {
     return verdict("people", "browser-unknown-platform", identity.browser ?? identity.engine ?? "")
   }
-  if (identity.deviceType !== undefined || PLATFORM_NETWORK_STACK.test(userAgent)) {
-    const device = [identity.os, identity.deviceType, identity.deviceVendor, identity.deviceModel].filter(Boolean).join(" ")
-    return verdict("people", "app-on-device", device)
+  const device = identity.device()
+  if (device.type !== undefined || PLATFORM_NETWORK_STACK.test(userAgent)) {
+    return verdict("people", "app-on-device", [identity.os, device.type, device.vendor, device.model].filter(Boolean).join(" "))
   }
   return verdict("bot", "non-browser", "")
 }
