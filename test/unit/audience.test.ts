@@ -70,7 +70,7 @@ const KNOWN_MISSES: ReadonlyMap<string, string> = new Map([
   ],
   [
     "Mozilla/5.0 (masking-agent; rv:21.0) Gecko/20100101 Firefox/21.0",
-    "a Firefox extension puts 'masking-agent' where the platform goes, which isbot's `agent` pattern reads as a bot's name"
+    "a Firefox extension puts 'masking-agent' where the platform goes: with no platform the parser knows, isbot decides, and its `agent` pattern reads it as a bot's name"
   ]
 ])
 
