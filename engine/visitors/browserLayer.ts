@@ -45,8 +45,11 @@ export const identifyBrowser = (userAgent: string): BrowserIdentity => {
   }
 }
 
-/** Crawlers sign with a page or an address to write to; browsers never carry either. */
-const CONTACT = /\bhttps?:\/\/|\bwww\.[\w-]+\.[a-z]{2,}|[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b/i
+/**
+ * Crawlers sign with a page or an address to write to; browsers never carry either. Each
+ * alternative starts on a fixed character, so a long string is scanned once.
+ */
+const CONTACT = /\bhttps?:\/\/|\bwww\.[\w-]+\.[a-z]{2,}|\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b/i
 
 /**
  * Feature phones (J2ME, MediaTek MAUI, WAP, Japanese carriers' handsets): their built-in browser
