@@ -1,6 +1,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Sql } from "postgres"
+import { classifyAnswer } from "./classifyAnswer.ts"
 
 /** How long /readyz waits for the database to answer `SELECT 1`. */
 const READY_DATABASE_TIMEOUT_MS = 1_000
@@ -47,7 +48,8 @@ const databaseAnswers = (sql: Sql): Promise<boolean> =>
   })
 
 /**
- * The engine's operator port (RICOCHET_ENGINE_ADMIN_HOST/PORT): /healthz, /readyz and /metrics,
+ * The engine's operator port (RICOCHET_ENGINE_ADMIN_HOST/PORT): /healthz, /readyz, /metrics and
+ * /classify (engine/ops/classifyAnswer.ts),
  * apart from the visitors' port so a load balancer and Prometheus reach them without them being
  * answerable on every short-link host.
  */
@@ -75,8 +77,10 @@ export const startAdminServer = async (options: AdminServerOptions) => {
             json(500, { error: { code: "internal_server_error", message: "The metrics could not be gathered" } })
           }
         )
+      case "/classify":
+        return json(...classifyAnswer(req.url ?? "/"))
       default:
-        return json(404, { error: { code: "not_found", message: "The admin port serves /healthz, /readyz and /metrics" } })
+        return json(404, { error: { code: "not_found", message: "The admin port serves /healthz, /readyz, /metrics and /classify" } })
     }
   })
   await new Promise<void>((resolve, reject) => {

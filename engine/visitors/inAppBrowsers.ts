@@ -64,3 +64,15 @@ export const IN_APP_BROWSER_FAMILIES: readonly InAppBrowserFamily[] = [
       "https://github.com/matomo-org/device-detector/blob/3856a28692d45317d3f15f6f81ca31a06067182a/Tests/fixtures/smartphone-38.yml"
   }
 ]
+
+const IN_APP_BROWSER = new RegExp(
+  `^Mozilla/5\\.0 \\(.*(?:${IN_APP_BROWSER_FAMILIES.map((family) => family.token).join("|")})`
+)
+const IN_APP_DATA_FIELDS = new RegExp(
+  IN_APP_BROWSER_FAMILIES.flatMap((family) => family.dataFields).join("|"),
+  "g"
+)
+
+/** The User-Agent with the data fields of these apps' in-app browsers blanked (unchanged for others). */
+export const withoutInAppDataFields = (userAgent: string): string =>
+  IN_APP_BROWSER.test(userAgent) ? userAgent.replace(IN_APP_DATA_FIELDS, " ") : userAgent
