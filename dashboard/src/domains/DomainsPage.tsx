@@ -1,8 +1,10 @@
-import { useEffect, useState } from "react"
+import { useState } from "react"
 import type { Domain } from "../../../control/domains/schema.ts"
 import { call } from "../api/client.ts"
 import type { ApiFailure } from "../api/failure.ts"
-import { CopyButton, ErrorNote, Field, formatDate } from "../ui/controls.tsx"
+import { CopyButton, EmptyState, ErrorNote, Field, formatDate, Skeleton } from "../ui/controls.tsx"
+import { usePageTitle } from "../ui/usePageTitle.ts"
+import { useWorkspaceLists } from "../workspace/WorkspaceLists.tsx"
 
 const FALLBACKS = [
   ["rootRedirectUrl", "The domain's root (/) goes to"],
@@ -93,34 +95,40 @@ const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Dom
 
 /** Domains: add a custom one, publish its DNS records, verify, set fallbacks. */
 export const DomainsPage = () => {
-  const [domains, setDomains] = useState<ReadonlyArray<Domain>>([])
+  usePageTitle("Domains")
+  const { domains } = useWorkspaceLists()
   const [host, setHost] = useState("")
   const [failure, setFailure] = useState<ApiFailure>()
-  const load = () => call((c) => c.domains.list()).then((o) => (o.ok ? setDomains(o.value.data) : setFailure(o.failure)))
-  useEffect(() => {
-    load()
-  }, [])
+  const custom = (domains.data ?? []).filter((d) => d.kind === "custom")
   return (
     <section aria-labelledby="domains-title">
       <h1 id="domains-title">Domains</h1>
-      <form className="panel inline" onSubmit={async (e) => {
+      <form className="panel inline" aria-label="Add a custom domain" onSubmit={async (e) => {
         e.preventDefault()
         const o = await call((c) => c.domains.create({ payload: { host: host.trim() } }))
         if (!o.ok) return setFailure(o.failure)
         setFailure(undefined)
         setHost("")
-        load()
+        domains.reload()
       }}>
         <Field label="Add a custom domain" field="host" failure={failure} hint="e.g. go.example.com; you then publish the DNS records shown">
-          {(p) => <input {...p} value={host} onChange={(e) => setHost(e.target.value)} placeholder="go.example.com" />}
+          {(p) => <input {...p} id="new-domain" value={host} onChange={(e) => setHost(e.target.value)} placeholder="go.example.com" />}
         </Field>
         <button type="submit">Add domain</button>
         <ErrorNote failure={failure} fields={["host"]} />
       </form>
-      {domains.map((d) => (
+      <ErrorNote failure={domains.failure} retry={domains.reload} />
+      {domains.data === undefined && domains.loading && <Skeleton label="Loading domains…" lines={4} />}
+      {domains.data !== undefined && custom.length === 0 && (
+        <EmptyState title="No custom domain yet.">
+          <p>Short links use the workspace's own subdomain. Add a domain of yours (go.example.com) to brand them.</p>
+          <button type="button" onClick={() => document.getElementById("new-domain")?.focus()}>Add your domain</button>
+        </EmptyState>
+      )}
+      {(domains.data ?? []).map((d) => (
         <DomainCard key={d.id} domain={d} onChanged={(changed) => {
-          if (changed) setDomains((all) => all.map((x) => (x.id === changed.id ? changed : x)))
-          else load()
+          if (changed) domains.update((all) => all?.map((x) => (x.id === changed.id ? changed : x)))
+          else domains.reload()
         }} />
       ))}
     </section>
