@@ -31,6 +31,7 @@ import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts
 import { TagsHandlers } from "../tags/handlers.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
 import { dashboardRoute } from "../dashboard/route.ts"
+import { liveEventsRoute } from "../live/route.ts"
 import { WebhooksHandlers } from "../webhooks/handlers.ts"
 import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
@@ -93,6 +94,7 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
     )))
   let document: HttpServerResponse.HttpServerResponse | undefined
   yield* router.add("GET", "/v1/openapi.json", yield* admitted("anonymous", Effect.sync(() => (document ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(Api))))))
+  yield* router.add("GET", "/v1/events", yield* liveEventsRoute)
   yield* router.add(
     "*",
     "/v1/*",

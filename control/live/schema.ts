@@ -21,9 +21,9 @@ export const LiveClick = Schema.Struct({
 }).annotate({ identifier: "LiveClick" })
 export type LiveClick = typeof LiveClick.Type
 
-/** `event: link`: a link of the workspace was created, changed or deleted. */
+/** `event: link`: a link of the workspace was created or changed, or deleted. */
 export const LiveLinkChange = Schema.Struct({
-  action: Schema.Literals(["created", "updated", "deleted"]),
+  action: Schema.Literals(["changed", "deleted"]),
   linkId: Schema.String
 }).annotate({ identifier: "LiveLinkChange" })
 export type LiveLinkChange = typeof LiveLinkChange.Type

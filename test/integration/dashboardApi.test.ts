@@ -6,6 +6,7 @@ import {
   eventually,
   removeDir,
   roomInThisMinute,
+  runCliPiped,
   startControl,
   tempDir,
   visit
@@ -13,7 +14,8 @@ import {
 
 /**
  * The dashboard's own endpoints (not in the spec): GET /v1/analytics/dashboard, one view of
- * analytics in one request counted once. One embedded `npm start`; clicks sent through its engine.
+ * analytics in one request counted once; GET /v1/events, the live stream. One embedded
+ * `npm start`; clicks sent through its engine.
  */
 let ctl: ControlHandle
 let dir: string
@@ -77,7 +79,8 @@ describe("GET /v1/analytics/dashboard", () => {
     // Only the parts asked for.
     const bare = await api.get("/v1/analytics/dashboard?interval=24h&country=DE")
     expect(bare.body).toMatchObject({ totals: { clicks: 1 }, timeseries: null, previous: null, breakdowns: {} })
-    expect(Number(bare.headers.get("ratelimit-remaining"))).toBe(20 - asked - 2)
+    // Two GET /v1/analytics above (one count each), then this view: one more.
+    expect(Number(bare.headers.get("ratelimit-remaining"))).toBe(20 - asked - 1 - 2 - 1)
   })
 
   it("counts the links asked for by id, each one, with none of their clicks missing", async () => {
@@ -105,5 +108,120 @@ describe("GET /v1/analytics/dashboard", () => {
     const part = await api.get("/v1/analytics/dashboard?include=planets")
     expect(part.status).toBe(422)
     expect(part.body.error.issues[0].path).toEqual(["include"])
+  })
+})
+
+/** An open GET /v1/events: the events read so far, and a wait for one. */
+const openStream = async (headers: Record<string, string>) => {
+  const controller = new AbortController()
+  const response = await fetch(`${ctl.baseUrl}/v1/events`, { headers: { accept: "text/event-stream", ...headers }, signal: controller.signal })
+  const events: Array<{ type: string; data: any; at: number }> = []
+  let ended = false
+  if (response.ok && response.body) {
+    ;(async () => {
+      const decoder = new TextDecoder()
+      let buffer = ""
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true })
+          let end: number
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, end)
+            buffer = buffer.slice(end + 2)
+            const type = /^event: (.*)$/m.exec(block)?.[1]
+            const data = /^data: (.*)$/m.exec(block)?.[1]
+            if (type && data) events.push({ type, data: JSON.parse(data), at: Date.now() })
+          }
+        }
+      } catch {
+        // aborted
+      }
+      ended = true
+    })()
+  }
+  return {
+    response,
+    events,
+    ended: () => ended,
+    close: () => controller.abort()
+  }
+}
+
+describe("GET /v1/events", () => {
+  it("streams a click made through the engine within 2 s, to its own workspace only", async () => {
+    const [a, b] = await Promise.all([createWorkspace(ctl.env, "pro", "Live A"), createWorkspace(ctl.env, "pro", "Live B")])
+    const apiA = apiClient(ctl.baseUrl, a.apiKey)
+    const apiB = apiClient(ctl.baseUrl, b.apiKey)
+    const link = (await apiA.post("/v1/links", { url: "https://example.com/live", slug: "live" })).body
+    // The same slug in B: a click on A's must not reach B's stream.
+    expect((await apiB.post("/v1/links", { url: "https://example.com/live-b", slug: "live" })).status).toBe(201)
+    const streamA = await openStream({ authorization: `Bearer ${a.apiKey}` })
+    const streamB = await openStream({ authorization: `Bearer ${b.apiKey}` })
+    try {
+      expect(streamA.response.status).toBe(200)
+      expect(streamA.response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+      // The feed starts reading files once a stream is open: give it one round before the visit.
+      await new Promise((r) => setTimeout(r, 1_500))
+      const visited = Date.now()
+      expect((await visit(engine, a.domain, "/live", { headers: { "cf-ipcountry": "NL", "user-agent": IPHONE } })).status).toBe(302)
+      await eventually(async () => streamA.events.some((e) => e.type === "click"), 10_000, 50)
+      const click = streamA.events.find((e) => e.type === "click")!
+      expect(click.data).toMatchObject({ linkId: link.id, slug: "live", domain: a.domain, country: "NL", device: "mobile", audience: "people" })
+      expect(click.at - visited).toBeLessThanOrEqual(2_000)
+      // A change of A's links arrives as a link event; B saw neither.
+      expect((await apiA.patch(`/v1/links/${link.id}`, { title: "Live now" })).status).toBe(200)
+      await eventually(async () => streamA.events.some((e) => e.type === "link" && e.data.linkId === link.id), 10_000, 50)
+      expect(streamB.events).toEqual([])
+    } finally {
+      streamA.close()
+      streamB.close()
+    }
+  })
+
+  it("holds at most 10 streams per workspace, refusing the next with 429 until one closes", async () => {
+    const ws = await createWorkspace(ctl.env, "pro", "Live bound")
+    const auth = { authorization: `Bearer ${ws.apiKey}` }
+    const open = await Promise.all(Array.from({ length: 10 }, () => openStream(auth)))
+    try {
+      expect(open.map((s) => s.response.status)).toEqual(Array(10).fill(200))
+      const refused = await openStream(auth)
+      expect(refused.response.status).toBe(429)
+      expect(refused.response.headers.get("retry-after")).toBe("30")
+      expect((await refused.response.json()).error.code).toBe("rate_limit_exceeded")
+      // Another workspace is not held back by this one's streams.
+      const other = await createWorkspace(ctl.env, "pro", "Live bound other")
+      const theirs = await openStream({ authorization: `Bearer ${other.apiKey}` })
+      expect(theirs.response.status).toBe(200)
+      theirs.close()
+      open.pop()!.close()
+      await eventually(async () => {
+        const again = await openStream(auth)
+        if (again.response.status === 200) open.push(again)
+        else await again.response.body?.cancel()
+        return again.response.status === 200
+      }, 10_000, 100)
+    } finally {
+      for (const s of open) s.close()
+    }
+  })
+
+  it("refuses a caller without a credential, and ends a session's stream when it signs out", async () => {
+    expect((await fetch(`${ctl.baseUrl}/v1/events`)).status).toBe(401)
+    const ws = await createWorkspace(ctl.env, "pro", "Live session")
+    const made = await runCliPiped(["user", "create", "--email", "live@example.test", "--workspace", ws.workspace.id, "--role", "admin"], ctl.env, "live stream password\n")
+    expect(made.code, made.output).toBe(0)
+    const signIn = await fetch(`${ctl.baseUrl}/v1/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: ctl.baseUrl },
+      body: JSON.stringify({ email: "live@example.test", password: "live stream password" })
+    })
+    expect(signIn.status).toBe(201)
+    const cookie = signIn.headers.get("set-cookie")!.split(";")[0]
+    const stream = await openStream({ cookie })
+    expect(stream.response.status).toBe(200)
+    expect(stream.ended()).toBe(false)
+    const out = await fetch(`${ctl.baseUrl}/v1/sessions/current`, { method: "DELETE", headers: { cookie, origin: ctl.baseUrl } })
+    expect(out.status).toBe(200)
+    await eventually(async () => stream.ended(), 5_000, 50)
   })
 })
