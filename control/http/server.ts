@@ -18,6 +18,8 @@ import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
 import { FoldersHandlers } from "../folders/handlers.ts"
 import { KeysHandlers } from "../keys/handlers.ts"
 import { KeyRepositoryLayer } from "../keys/KeyRepository.ts"
+import { InvitationsHandlers, MembersHandlers } from "../members/handlers.ts"
+import { MemberServiceLayer } from "../members/MemberService.ts"
 import { MeHandlers } from "../people/handlers.ts"
 import { PasswordServiceLayer } from "../people/PasswordService.ts"
 import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
@@ -45,8 +47,8 @@ import { isDecodablePath } from "./requestPath.ts"
 /** The /v1 endpoints of the HttpApi declaration, with their handlers, middleware and repositories. */
 const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([LinksHandlers, TagsHandlers, FoldersHandlers, DomainsHandlers, AnalyticsHandlers, WebhooksHandlers]),
-  Layer.provide([SessionsHandlers, SignInHandlers, MeHandlers, KeysHandlers]),
-  Layer.provide(PasswordServiceLayer),
+  Layer.provide([SessionsHandlers, SignInHandlers, MeHandlers, KeysHandlers, MembersHandlers, InvitationsHandlers]),
+  Layer.provide([PasswordServiceLayer, MemberServiceLayer]),
   Layer.provide([
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
     SessionServiceLayer, KeyRepositoryLayer, QrRendererLayer

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { stat } from "node:fs/promises"
 import * as path from "node:path"
 import type { Sql } from "postgres"
 import { quote } from "../../shared/clicks/parquet.ts"
@@ -11,6 +12,8 @@ import type { LiveClick, LiveLinkChange } from "./schema.ts"
 
 /** At most this many clicks of one file go to one workspace's streams (a burst is a burst: the counts catch up on reload). */
 const CLICKS_PER_FILE = 500
+/** Files rolled this recently when the first stream opens are read, not skipped. */
+const RECENT_MS = 3_000
 /** Outbox rows read per round. */
 const OUTBOX_BATCH = 500
 
@@ -44,9 +47,13 @@ interface TailState {
 const tailClicks = async (store: ClickStore["Service"], hub: LiveHub["Service"], state: TailState, now: number) => {
   const listed = await engineFiles(store.clicksDir, now)
   if (state.files === undefined) {
-    // Subscribed just now: what was rolled before is not news.
-    state.files = new Set(listed)
-    return
+    // Subscribed just now: what was rolled before is not news, except the last moments' files (a
+    // visit made as the stream opened is shown, whichever came first).
+    const settled = await Promise.all(listed.map(async (f) => {
+      const modified = await stat(path.join(store.clicksDir, f)).then((s) => s.mtimeMs, () => 0)
+      return modified < now - RECENT_MS ? f : undefined
+    }))
+    state.files = new Set(settled.filter((f): f is string => f !== undefined))
   }
   const fresh = listed.filter((f) => !state.files!.has(f))
   state.files = new Set(listed)

@@ -14,6 +14,7 @@ import { LiveEventsProvider } from "./live/LiveEvents.tsx"
 import { WorkspaceListsProvider } from "./workspace/WorkspaceLists.tsx"
 
 // Each section is a chunk loaded on first visit; they share the typed client's chunk.
+const InvitePage = lazy(() => import("./session/InvitePage.tsx").then((m) => ({ default: m.InvitePage })))
 const AccountPage = lazy(() => import("./account/AccountPage.tsx").then((m) => ({ default: m.AccountPage })))
 const AnalyticsPage = lazy(() => import("./analytics/AnalyticsPage.tsx").then((m) => ({ default: m.AnalyticsPage })))
 const DomainsPage = lazy(() => import("./domains/DomainsPage.tsx").then((m) => ({ default: m.DomainsPage })))
@@ -100,6 +101,13 @@ export const App = () => {
   }
 
   if (signedIn === undefined) return <Skeleton label="Loading…" className="loading" />
+  if (signedIn === null && location.pathname === "/invite") {
+    return (
+      <Suspense fallback={<Skeleton label="Loading…" className="loading" />}>
+        <InvitePage onSession={(session) => setSignedIn({ session, viaKey: false })} />
+      </Suspense>
+    )
+  }
   if (signedIn === null) {
     return (
       <SignIn

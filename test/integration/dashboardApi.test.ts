@@ -225,3 +225,120 @@ describe("GET /v1/events", () => {
     await eventually(async () => stream.ended(), 5_000, 50)
   })
 })
+
+/** A session of `email` (the cookie to send), signed in with POST /v1/sessions. */
+const signIn = async (email: string, password: string) => {
+  const res = await fetch(`${ctl.baseUrl}/v1/sessions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: ctl.baseUrl },
+    body: JSON.stringify({ email, password })
+  })
+  expect(res.status).toBe(201)
+  return res.headers.get("set-cookie")!.split(";")[0]
+}
+
+/** Calls the API as a signed-in browser would (the cookie, and this site's Origin on writes). */
+const asSession = (cookie: string) => {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${ctl.baseUrl}${path}`, {
+      method,
+      headers: { cookie, origin: ctl.baseUrl, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    const text = await res.text()
+    return { status: res.status, headers: res.headers, body: text === "" ? undefined : JSON.parse(text) }
+  }
+  return {
+    get: (path: string) => call("GET", path),
+    post: (path: string, body: unknown) => call("POST", path, body),
+    patch: (path: string, body: unknown) => call("PATCH", path, body),
+    delete: (path: string) => call("DELETE", path)
+  }
+}
+
+const makeUser = async (workspaceId: string, email: string, password: string, role: "admin" | "member" = "admin") => {
+  const made = await runCliPiped(["user", "create", "--email", email, "--workspace", workspaceId, "--role", role], ctl.env, `${password}\n`)
+  expect(made.code, made.output).toBe(0)
+}
+
+const accept = (token: string, password: string) =>
+  fetch(`${ctl.baseUrl}/v1/invitations/accept`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, password }) })
+
+describe("members and invitations", () => {
+  it("invites with a one-time link: a new account chooses its password, joins with the role, and the link works once", async () => {
+    const ws = await createWorkspace(ctl.env, "pro", "Members A")
+    await makeUser(ws.workspace.id, "owner-a@example.test", "owner a password")
+    const owner = asSession(await signIn("owner-a@example.test", "owner a password"))
+    const invited = await owner.post("/v1/invitations", { email: "New.Person@Example.test", role: "member" })
+    expect(invited.status).toBe(201)
+    expect(invited.body).toMatchObject({ email: "new.person@example.test", role: "member", invitedBy: "owner-a@example.test" })
+    const token = invited.body.token as string
+    expect((await owner.get("/v1/invitations")).body.data.map((i: { email: string }) => i.email)).toEqual(["new.person@example.test"])
+    // The same email again, while this one waits: 409.
+    expect((await owner.post("/v1/invitations", { email: "new.person@example.test", role: "admin" })).status).toBe(409)
+    const preview = await fetch(`${ctl.baseUrl}/v1/invitations/preview`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) })
+    expect(await preview.json()).toEqual({ email: "new.person@example.test", role: "member", workspace: { name: "Members A" }, accountExists: false })
+    const short = await accept(token, "short")
+    expect(short.status).toBe(422)
+    expect((await short.json()).error.issues[0].path).toEqual(["password"])
+    const accepted = await accept(token, "my own new password")
+    expect(accepted.status).toBe(201)
+    const session = await accepted.json()
+    expect(session).toMatchObject({ user: { email: "new.person@example.test" }, workspace: { id: ws.workspace.id }, role: "member", mustChangePassword: false })
+    const newcomer = asSession(accepted.headers.get("set-cookie")!.split(";")[0])
+    expect((await newcomer.get("/v1/links")).status).toBe(200)
+    // Used: the link works once; and the person signs in with the password they chose.
+    expect((await accept(token, "my own new password")).status).toBe(404)
+    await signIn("new.person@example.test", "my own new password")
+    expect((await owner.get("/v1/members")).body.data.map((m: { email: string; role: string }) => [m.email, m.role]))
+      .toEqual([["owner-a@example.test", "admin"], ["new.person@example.test", "member"]])
+    // A member may not invite or change roles.
+    expect((await newcomer.post("/v1/invitations", { email: "x@example.test", role: "member" })).status).toBe(403)
+    expect((await owner.get("/v1/invitations")).body.data).toEqual([])
+  })
+
+  it("an existing account accepts with its own password (a wrong one is a counted guess), and switches between its workspaces", async () => {
+    const [a, b] = await Promise.all([createWorkspace(ctl.env, "pro", "Members B1"), createWorkspace(ctl.env, "pro", "Members B2")])
+    await makeUser(a.workspace.id, "owner-b@example.test", "owner b password")
+    await makeUser(b.workspace.id, "elsewhere@example.test", "elsewhere password")
+    const owner = asSession(await signIn("owner-b@example.test", "owner b password"))
+    const token = (await owner.post("/v1/invitations", { email: "elsewhere@example.test", role: "admin" })).body.token
+    const wrong = await accept(token, "not the password")
+    expect(wrong.status).toBe(422)
+    expect((await wrong.json()).error.issues[0]).toMatchObject({ path: ["password"], code: "wrong_password" })
+    const right = await accept(token, "elsewhere password")
+    expect(right.status).toBe(201)
+    const session = await right.json()
+    expect(session.workspace.id).toBe(a.workspace.id)
+    expect(session.workspaces.map((w: { id: string }) => w.id).sort()).toEqual([a.workspace.id, b.workspace.id].sort())
+  })
+
+  it("roles and removal keep an admin; a removed member's session ends; other sessions can be signed out", async () => {
+    const ws = await createWorkspace(ctl.env, "pro", "Members C")
+    await makeUser(ws.workspace.id, "owner-c@example.test", "owner c password")
+    await makeUser(ws.workspace.id, "helper-c@example.test", "helper c password", "member")
+    const owner = asSession(await signIn("owner-c@example.test", "owner c password"))
+    const helperCookie = await signIn("helper-c@example.test", "helper c password")
+    const members = (await owner.get("/v1/members")).body.data as Array<{ userId: string; email: string }>
+    const ownerId = members.find((m) => m.email === "owner-c@example.test")!.userId
+    const helperId = members.find((m) => m.email === "helper-c@example.test")!.userId
+    // The only admin stays one.
+    expect((await owner.patch(`/v1/members/${ownerId}`, { role: "member" })).status).toBe(409)
+    expect((await owner.delete(`/v1/members/${ownerId}`)).status).toBe(409)
+    expect((await owner.patch(`/v1/members/${helperId}`, { role: "admin" })).body.role).toBe("admin")
+    expect((await owner.patch(`/v1/members/${helperId}`, { role: "member" })).body.role).toBe("member")
+    expect((await owner.patch("/v1/members/usr_nobody", { role: "member" })).status).toBe(404)
+    // Removed: the helper's session in this workspace ends at once.
+    expect((await asSession(helperCookie).get("/v1/links")).status).toBe(200)
+    expect((await owner.delete(`/v1/members/${helperId}`)).status).toBe(200)
+    expect((await asSession(helperCookie).get("/v1/links")).status).toBe(401)
+    // Sign out other sessions: the second browser is signed out, this one goes on.
+    const second = asSession(await signIn("owner-c@example.test", "owner c password"))
+    const ended = await owner.delete("/v1/me/sessions")
+    expect(ended.body).toEqual({ signedOut: 1 })
+    expect((await second.get("/v1/links")).status).toBe(401)
+    expect((await owner.get("/v1/links")).status).toBe(200)
+    // A key has no session to keep: 401.
+    expect((await apiClient(ctl.baseUrl, ws.apiKey).delete("/v1/me/sessions")).status).toBe(401)
+  })
+})

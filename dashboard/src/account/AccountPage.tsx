@@ -1,13 +1,19 @@
 import { useState } from "react"
+import { call } from "../api/client.ts"
+import type { ApiFailure } from "../api/failure.ts"
 import { useSignedIn } from "../session/SessionContext.tsx"
+import { ErrorNote } from "../ui/controls.tsx"
 import { usePageTitle } from "../ui/usePageTitle.ts"
+import { MembersPanel } from "./MembersPanel.tsx"
 import { PasswordForm } from "./PasswordForm.tsx"
 
-/** The signed-in person's account: their password, their workspaces. */
+/** The signed-in person's account: their password, their other sessions, their workspaces, the workspace's members. */
 export const AccountPage = () => {
   usePageTitle("Account")
   const { session, viaKey, replaceSession, switchWorkspace } = useSignedIn()
   const [changed, setChanged] = useState(false)
+  const [ended, setEnded] = useState<number>()
+  const [endFailure, setEndFailure] = useState<ApiFailure>()
   if (viaKey) {
     return (
       <section aria-labelledby="account-title">
@@ -28,6 +34,19 @@ export const AccountPage = () => {
         }} />
         {changed && <p role="status" className="ok-note">Password changed. Your other sessions have ended.</p>}
       </div>
+      <div className="panel">
+        <h2>Sessions</h2>
+        <p>Signed in somewhere else, or on a computer you no longer use? End every session but this one.</p>
+        <button type="button" onClick={async () => {
+          const o = await call((c) => c.members.endOtherSessions())
+          if (!o.ok) return setEndFailure(o.failure)
+          setEndFailure(undefined)
+          setEnded(o.value.signedOut)
+        }}>Sign out other sessions</button>
+        <ErrorNote failure={endFailure} />
+        {ended !== undefined && <p role="status" className="ok-note">{ended === 1 ? "1 other session ended." : `${ended} other sessions ended.`}</p>}
+      </div>
+      <MembersPanel />
       {session.workspaces.length > 1 && (
         <div className="panel">
           <h2>Your workspaces</h2>

@@ -38,9 +38,9 @@ export const AnalyticsView = ({ params, onChange, linkId }: { params: Params; on
       <ErrorNote failure={view.failure} retry={view.reload} />
       {view.failure === undefined && (
         <>
-          <p className="summary" data-testid="window">
+          <div className="summary" data-testid="window">
             {answer ? <>From {new Date(answer.start).toLocaleString()} to {new Date(answer.end).toLocaleString()}</> : <Skeleton label="Loading analytics…" />}
-          </p>
+          </div>
           <TotalsCards totals={answer?.totals} previous={answer?.previous?.totals} />
           {answer?.timeseries ? <TimeseriesChart points={answer.timeseries} previous={answer.previous?.timeseries ?? undefined} /> : <Skeleton className="chart-skeleton" />}
           <div className="breakdowns">

@@ -46,11 +46,14 @@ export const TimeseriesChart = ({ points, previous }: { points: ReadonlyArray<Ti
   return (
     <figure className="chart">
       <div ref={box} role="img" aria-label={`Clicks over time: ${people} by people, ${agents} by AI agents`} />
-      <table className="visually-hidden">
-        <caption>Clicks over time</caption>
-        <thead><tr><th scope="col">From</th><th scope="col">People</th><th scope="col">AI agents</th></tr></thead>
-        <tbody>{points.map((p) => <tr key={p.start}><td>{p.start}</td><td>{p.people}</td><td>{p.agents}</td></tr>)}</tbody>
-      </table>
+      {/* In a box of its own: a table does not clip its cells (overflow does not apply to it), which pushed a phone's page sideways. */}
+      <div className="visually-hidden">
+        <table>
+          <caption>Clicks over time</caption>
+          <thead><tr><th scope="col">From</th><th scope="col">People</th><th scope="col">AI agents</th></tr></thead>
+          <tbody>{points.map((p) => <tr key={p.start}><td>{p.start}</td><td>{p.people}</td><td>{p.agents}</td></tr>)}</tbody>
+        </table>
+      </div>
     </figure>
   )
 }

@@ -103,7 +103,7 @@ export const DomainsPage = () => {
   return (
     <section aria-labelledby="domains-title">
       <h1 id="domains-title">Domains</h1>
-      <form className="panel inline" aria-label="Add a custom domain" onSubmit={async (e) => {
+      <form className="panel inline" id="new-domain" onSubmit={async (e) => {
         e.preventDefault()
         const o = await call((c) => c.domains.create({ payload: { host: host.trim() } }))
         if (!o.ok) return setFailure(o.failure)
@@ -112,7 +112,7 @@ export const DomainsPage = () => {
         domains.reload()
       }}>
         <Field label="Add a custom domain" field="host" failure={failure} hint="e.g. go.example.com; you then publish the DNS records shown">
-          {(p) => <input {...p} id="new-domain" value={host} onChange={(e) => setHost(e.target.value)} placeholder="go.example.com" />}
+          {(p) => <input {...p} value={host} onChange={(e) => setHost(e.target.value)} placeholder="go.example.com" />}
         </Field>
         <button type="submit">Add domain</button>
         <ErrorNote failure={failure} fields={["host"]} />
@@ -122,7 +122,7 @@ export const DomainsPage = () => {
       {domains.data !== undefined && custom.length === 0 && (
         <EmptyState title="No custom domain yet.">
           <p>Short links use the workspace's own subdomain. Add a domain of yours (go.example.com) to brand them.</p>
-          <button type="button" onClick={() => document.getElementById("new-domain")?.focus()}>Add your domain</button>
+          <button type="button" onClick={() => document.getElementById("new-domain")?.querySelector("input")?.focus()}>Add your domain</button>
         </EmptyState>
       )}
       {(domains.data ?? []).map((d) => (

@@ -83,7 +83,7 @@ export const NamedList = <Item extends Named>({ of, list }: { of: NamedListOf<It
   return (
     <section aria-labelledby={titleId}>
       <h1 id={titleId}>{of.title}</h1>
-      <form className="panel inline" aria-label={`New ${of.noun}`} onSubmit={async (e) => {
+      <form className="panel inline" id={inputId} onSubmit={async (e) => {
         e.preventDefault()
         const o = await of.create(name, color === "" ? null : color)
         if (!o.ok) return setFailure(o.failure)
@@ -92,7 +92,7 @@ export const NamedList = <Item extends Named>({ of, list }: { of: NamedListOf<It
         list.reload()
       }}>
         <Field label={`New ${of.noun}`} field="name" failure={failure}>
-          {(p) => <input {...p} id={inputId} value={name} onChange={(e) => setName(e.target.value)} />}
+          {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
         {of.colors && (
           <Field label="Colour" field="color" failure={failure}>
@@ -110,7 +110,7 @@ export const NamedList = <Item extends Named>({ of, list }: { of: NamedListOf<It
       {list.data?.length === 0 && (
         <EmptyState title={`No ${of.noun}s yet.`}>
           <p>{of.purpose}</p>
-          <button type="button" onClick={() => document.getElementById(inputId)?.focus()}>Create your first {of.noun}</button>
+          <button type="button" onClick={() => document.getElementById(inputId)?.querySelector("input")?.focus()}>Create your first {of.noun}</button>
         </EmptyState>
       )}
     </section>

@@ -6,8 +6,9 @@ const listeners = new Set<() => void>()
 /** What a page with unsaved changes asks before the app leaves it (undefined: nothing to lose). */
 let leaving: string | undefined
 
-export const navigate = (to: string, options: { readonly replace?: boolean } = {}) => {
-  if (leaving !== undefined && !window.confirm(leaving)) return
+/** `force`: the page itself moves on (its changes were just saved), nothing to ask. */
+export const navigate = (to: string, options: { readonly replace?: boolean; readonly force?: boolean } = {}) => {
+  if (leaving !== undefined && !options.force && !window.confirm(leaving)) return
   leaving = undefined
   if (options.replace) window.history.replaceState(null, "", to)
   else window.history.pushState(null, "", to)

@@ -73,7 +73,7 @@ export const LinkEditor = ({ id }: { id: string | undefined }) => {
     setForm(formOf(outcome.value))
     setBaseline(formOf(outcome.value))
     setSaved(true)
-    if (id === undefined) navigate(`/links/${encodeURIComponent(outcome.value.id)}/edit`, { replace: true })
+    if (id === undefined) navigate(`/links/${encodeURIComponent(outcome.value.id)}/edit`, { replace: true, force: true })
   }
 
   if (id !== undefined && loaded.failure) return <ErrorNote failure={loaded.failure} retry={loaded.reload} />
@@ -118,8 +118,7 @@ export const LinkEditor = ({ id }: { id: string | undefined }) => {
                 if (!window.confirm(`Delete ${link.shortLink}? It stops working at once.`)) return
                 const outcome = await call((c) => c.links.delete({ params: { id: link.id } }))
                 if (!outcome.ok) return setFailure(outcome.failure)
-                setBaseline(form)
-                navigate("/links")
+                navigate("/links", { force: true })
               }}>Delete link</button>
             )}
           </div>
