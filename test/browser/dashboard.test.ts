@@ -692,4 +692,46 @@ describe("the dashboard as a product (issue 26)", () => {
     const signIn = await fetch(`${ctl.baseUrl}/v1/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "account@example.test", password: "second own password" }) })
     expect(signIn.status).toBe(201)
   })
+
+  it("members: an admin invites with a one-time link, the invitee joins from it, roles change, other sessions sign out", async () => {
+    const ws = await createWorkspace(ctl.env, "pro", "Team workspace")
+    await createUser(ws.workspace.id, "team-admin@example.test", "correct horse battery staple")
+    const { page } = await open()
+    await signInWithPassword(page, ctl.baseUrl, "team-admin@example.test", "correct horse battery staple")
+    await page.getByRole("link", { name: "team-admin@example.test" }).click()
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor()
+    await page.getByLabel("Invite by email").fill("invitee@example.test")
+    await page.getByRole("button", { name: "Create invitation link" }).click()
+    const link = (await page.getByTestId("invite-link").textContent())!
+    expect(link).toMatch(new RegExp(`^${ctl.baseUrl}/invite#\\w+$`))
+    await page.getByText("Invitations waiting").waitFor()
+    await screenshot(page, "account")
+
+    // The invitee, on a phone: the link names the workspace and asks for a password of their own.
+    const { page: invitee } = await open({ width: 390, height: 844 })
+    await invitee.goto(link)
+    await invitee.getByText("You are invited to").waitFor()
+    expect(await invitee.title()).toBe("Invitation · Ricochet")
+    expect(await axeViolations(invitee)).toEqual([])
+    expect(await sideways(invitee)).toBeLessThanOrEqual(0)
+    await screenshot(invitee, "invite-phone")
+    await invitee.getByLabel("New password").fill("invitee own password")
+    await invitee.getByRole("button", { name: "Accept and sign in" }).click()
+    await invitee.getByRole("heading", { name: "Links", level: 1 }).waitFor({ timeout: 60_000 })
+    expect(new URL(invitee.url()).pathname).toBe("/links")
+
+    // The admin sees them, makes them admin; signing out other sessions ends the admin's second browser.
+    await page.reload()
+    await page.getByRole("heading", { name: "Account", level: 1 }).waitFor()
+    await page.getByLabel("Role of invitee@example.test").selectOption("admin")
+    await expect.poll(async () =>
+      (await apiClient(ctl.baseUrl, ws.apiKey).get("/v1/members")).body.data.find((m: { email: string }) => m.email === "invitee@example.test")?.role).toBe("admin")
+    const { page: second } = await open()
+    await signInWithPassword(second, ctl.baseUrl, "team-admin@example.test", "correct horse battery staple")
+    await page.getByRole("button", { name: "Sign out other sessions" }).click()
+    await page.getByText("1 other session ended.").waitFor()
+    await second.reload()
+    await second.getByRole("heading", { name: "Sign in to Ricochet" }).waitFor()
+    expect(await axeViolations(page)).toEqual([])
+  })
 })
