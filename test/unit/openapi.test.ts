@@ -40,7 +40,7 @@ describe("the OpenAPI document", () => {
       "DELETE /v1/keys/{id}", "DELETE /v1/sessions/current", "GET /v1/keys", "GET /v1/sessions/current", "PATCH /v1/sessions/current",
       "POST /v1/keys", "POST /v1/sessions", "POST /v1/me/password",
       // The dashboard's own, beside the spec's.
-      "GET /v1/analytics/dashboard", "GET /v1/members", "PATCH /v1/members/{id}", "DELETE /v1/members/{id}", "GET /v1/invitations",
+      "GET /v1/analytics/dashboard", "GET /v1/domains/checks", "GET /v1/members", "PATCH /v1/members/{id}", "DELETE /v1/members/{id}", "GET /v1/invitations",
       "POST /v1/invitations", "DELETE /v1/invitations/{id}", "DELETE /v1/me/sessions", "POST /v1/invitations/preview",
       "POST /v1/invitations/accept"
     ].sort())

@@ -54,7 +54,9 @@ export const MembersPanel = () => {
                   <>
                     <label className="visually-hidden" htmlFor={`role-${m.userId}`}>Role of {m.email}</label>
                     <select id={`role-${m.userId}`} value={m.role} onChange={async (e) => {
-                      const o = await call((c) => c.members.setRole({ params: { id: m.userId }, payload: { role: e.target.value as Role } }))
+                      // Read now: the controlled select shows the old role again until the list is reloaded.
+                      const role = e.target.value as Role
+                      const o = await call((c) => c.members.setRole({ params: { id: m.userId }, payload: { role } }))
                       setRowFailure(o.ok ? undefined : o.failure)
                       members.reload()
                     }}>

@@ -2,6 +2,7 @@ import { useState } from "react"
 import type { Domain } from "../../../control/domains/schema.ts"
 import { call } from "../api/client.ts"
 import type { ApiFailure } from "../api/failure.ts"
+import { useApi } from "../api/useApi.ts"
 import { CopyButton, EmptyState, ErrorNote, Field, formatDate, Skeleton } from "../ui/controls.tsx"
 import { usePageTitle } from "../ui/usePageTitle.ts"
 import { useWorkspaceLists } from "../workspace/WorkspaceLists.tsx"
@@ -12,7 +13,9 @@ const FALLBACKS = [
   ["expiredUrl", "An expired link goes to (unless it sets its own)"]
 ] as const
 
-const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Domain) => void }) => {
+type Check = { readonly lastCheckedAt: string | null; readonly lastReason: string | null }
+
+const DomainCard = ({ domain, check, onChanged }: { domain: Domain; check: Check | undefined; onChanged: (d?: Domain) => void }) => {
   const [reason, setReason] = useState<string>()
   const [failure, setFailure] = useState<ApiFailure>()
   const [fallbacks, setFallbacks] = useState({
@@ -29,7 +32,14 @@ const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Dom
         {domain.primary && <span className="badge">primary</span>}
         <span className="badge">{domain.kind}</span>
       </header>
-      <p>Verified: {formatDate(domain.verifiedAt)}{reason && <> · Last check: <span role="status">{reason}</span></>}</p>
+      <p>
+        Verified: {formatDate(domain.verifiedAt)}
+        {reason
+          ? <> · Last check: <span role="status">{reason}</span></>
+          : check?.lastCheckedAt
+            ? <> · Last checked {formatDate(check.lastCheckedAt)}{check.lastReason ? <>: <span data-testid="last-reason">{check.lastReason}</span></> : null}</>
+            : domain.kind === "custom" ? " · Not checked yet" : null}
+      </p>
       {domain.dnsRecords.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -97,6 +107,7 @@ const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Dom
 export const DomainsPage = () => {
   usePageTitle("Domains")
   const { domains } = useWorkspaceLists()
+  const checks = useApi((c) => c.domains.checks(), [])
   const [host, setHost] = useState("")
   const [failure, setFailure] = useState<ApiFailure>()
   const custom = (domains.data ?? []).filter((d) => d.kind === "custom")
@@ -126,7 +137,7 @@ export const DomainsPage = () => {
         </EmptyState>
       )}
       {(domains.data ?? []).map((d) => (
-        <DomainCard key={d.id} domain={d} onChanged={(changed) => {
+        <DomainCard key={d.id} domain={d} check={checks.data?.data.find((c) => c.id === d.id)} onChanged={(changed) => {
           if (changed) domains.update((all) => all?.map((x) => (x.id === changed.id ? changed : x)))
           else domains.reload()
         }} />
