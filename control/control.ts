@@ -16,6 +16,8 @@ import { ImportRunner } from "./links/import/ImportRunner.ts"
 import { pollLoop } from "./jobs/pollLoop.ts"
 import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
+import { LiveFeed } from "./live/LiveFeed.ts"
+import { LiveHubLayer } from "./live/LiveHub.ts"
 import { WebhookClickFeed } from "./webhooks/ClickFeed.ts"
 import { WebhookDeliveryWorker } from "./webhooks/DeliveryWorker.ts"
 import { ensureFirstWorkspace, type FirstStart as FirstStartWorkspace } from "./workspaces/provisioning.ts"
@@ -136,7 +138,8 @@ export const CoreLayer = (config: RicochetConfig) => {
 export const ControlParts = (config: RicochetConfig) => {
   const startup = Layer.mergeAll(
     FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob,
-    ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed
+    ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
+    LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
   )
   return Layer.merge(ApiServerLayer(config.listenHost, config.apiPort), ControlAdminServerLayer(config.controlAdminHost, config.controlAdminPort))
     .pipe(Layer.provideMerge(startup))

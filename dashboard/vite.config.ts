@@ -1,14 +1,18 @@
 import { defineConfig } from "vite"
+import { precompressPlugin } from "./build/precompress.ts"
+import { worldGeometryPlugin } from "./build/worldGeometry.ts"
 
 /**
  * The dashboard is built into dashboard/dist, which control serves at `/` (control/dashboard).
- * No plugin: Vite compiles TSX itself (tsconfig's "jsx": "react-jsx"); the API declaration it
- * imports from control/ is browser-safe by rule. `npm run dashboard:dev` proxies /v1 to a
- * control on port 3000 while the pages are worked on.
+ * Vite compiles TSX itself (tsconfig's "jsx": "react-jsx"); the API declaration it imports from
+ * control/ is browser-safe by rule. Two plugins of our own: the world map's geometry, made from
+ * Natural Earth at build time, and brotli and gzip copies of every text file.
+ * `npm run dashboard:dev` proxies /v1 to a control on port 3000 while the pages are worked on.
  */
 export default defineConfig({
   root: import.meta.dirname,
   base: "/",
+  plugins: [worldGeometryPlugin(), precompressPlugin()],
   build: {
     outDir: "dist",
     emptyOutDir: true,

@@ -2,6 +2,7 @@ import { Context } from "effect"
 import { isIP } from "node:net"
 import { availableParallelism } from "node:os"
 import * as path from "node:path"
+import { EMAIL } from "./email.ts"
 
 /**
  * Everything Ricochet reads from the environment, parsed once at start. A bad value is reported
@@ -237,8 +238,7 @@ const ipv4 = (env: Env, name: string): string | undefined => {
   return raw
 }
 
-/** An address a person signs in with: something@something, no spaces. */
-export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/
+export { EMAIL }
 
 const email = (env: Env, name: string): string | undefined => {
   const raw = nonEmpty(env, name)?.toLowerCase()

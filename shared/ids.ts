@@ -18,7 +18,7 @@ export const randomBase62 = (length: number): string => {
  * Resource ids: a short type prefix (so an id pasted in the wrong place is recognisable)
  * and 20 random base62 characters (119 bits).
  */
-export type IdPrefix = "ws" | "usr" | "key" | "ses" | "dom" | "lnk" | "tag" | "fld" | "imp" | "wh"
+export type IdPrefix = "ws" | "usr" | "key" | "ses" | "dom" | "lnk" | "tag" | "fld" | "imp" | "wh" | "inv"
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(20)}`
 
 /** A random slug as the spec prescribes: 7 characters of [0-9A-Za-z]. */

@@ -6,6 +6,7 @@ import { Api } from "../api/Api.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
 import { observeAnalyticsQuery } from "../ops/metrics.ts"
 import { answerAnalytics } from "./answer.ts"
+import { answerDashboard } from "./dashboard.ts"
 import { ClickStore } from "./ClickStore.ts"
 import type { AnalyticsResponse } from "./schema.ts"
 
@@ -22,4 +23,10 @@ export const AnalyticsHandlers = HttpApiBuilder.group(Api, "analytics", (handler
         Effect.provideService(Configuration, config),
         Effect.provideService(Database, database)
       ))
+      .handle("dashboard", ({ query }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => observeAnalyticsQuery("dashboard", answerDashboard(principal, query))).pipe(
+          Effect.provideService(ClickStore, store),
+          Effect.provideService(Configuration, config),
+          Effect.provideService(Database, database)
+        ))
   }))

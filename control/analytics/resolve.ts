@@ -52,15 +52,23 @@ export type UnknownReference = LinkUnknown | DomainUnknown | SlugUnknown | Folde
 export const resolveFilter = async (
   sql: Sql,
   workspaceId: string,
-  q: AnalyticsQuery,
-  window: { fromMs: number; toMs: number }
+  q: Omit<AnalyticsQuery, "groupBy" | "limit">,
+  window: { fromMs: number; toMs: number },
+  among?: ReadonlyArray<string>
 ): Promise<ClickFilter | UnknownReference> => {
   let linkIds: ReadonlyArray<string> | null = null
   let domain: string | null = null
+  if (among !== undefined && among.length > 0) {
+    const rows = await sql<{ id: string }[]>`SELECT id FROM links WHERE workspace_id = ${workspaceId} AND id = ANY(${among})`
+    const known = new Set(rows.map((r) => r.id))
+    const unknown = among.find((id) => !known.has(id))
+    if (unknown !== undefined) return new LinkUnknown(unknownReference(["linkIds"], `No link with id ${JSON.stringify(unknown)} in this workspace`))
+    linkIds = among
+  }
   if (q.linkId !== undefined) {
     const [row] = await sql`SELECT id FROM links WHERE workspace_id = ${workspaceId} AND id = ${q.linkId}`
     if (row === undefined) return new LinkUnknown(unknownReference(["linkId"], `No link with id ${JSON.stringify(q.linkId)} in this workspace`))
-    linkIds = [q.linkId]
+    linkIds = intersect(linkIds, [q.linkId])
   }
   if (q.domain !== undefined || q.slug !== undefined) {
     const host = q.domain?.toLowerCase()

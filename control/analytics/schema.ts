@@ -24,8 +24,8 @@ const devices = Schema.makeFilter((value: string | ReadonlyArray<string>) => {
   return list.every((d) => (ANALYTICS_DEVICES as ReadonlyArray<string>).includes(d)) || `Expected ${ANALYTICS_DEVICES.join(", ")}`
 }, { expected: ANALYTICS_DEVICES.join(", ") })
 
-export const AnalyticsQuery = Schema.Struct({
-  groupBy: Schema.optionalKey(Schema.Literals(GROUP_BYS)),
+/** The window (a named interval, or start and end) and the filters of an analytics question. */
+const WindowAndFilters = {
   interval: Schema.optionalKey(Schema.Literals(INTERVALS)),
   start: Schema.optionalKey(UtcDateTime.annotate({ description: "Start of a custom window (UTC, inclusive); not with interval" })),
   end: Schema.optionalKey(UtcDateTime.annotate({ description: "End of a custom window (UTC, exclusive; default now); needs start" })),
@@ -42,9 +42,10 @@ export const AnalyticsQuery = Schema.Struct({
   utmSource: Schema.optionalKey(OneOrMany),
   utmMedium: Schema.optionalKey(OneOrMany),
   utmCampaign: Schema.optionalKey(OneOrMany),
-  audience: Schema.optionalKey(Schema.Literals(["people", "agents"])),
-  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
-}).check(Schema.makeFilter((q: { interval?: string; start?: string; end?: string }) => {
+  audience: Schema.optionalKey(Schema.Literals(["people", "agents"]))
+}
+
+const oneWindow = Schema.makeFilter((q: { interval?: string; start?: string; end?: string }) => {
   // A window is either named (interval) or custom (start, end): never both, and never an end alone.
   if (q.interval !== undefined && (q.start !== undefined || q.end !== undefined)) {
     return { path: ["interval"], issue: "interval cannot be combined with start or end" }
@@ -54,8 +55,46 @@ export const AnalyticsQuery = Schema.Struct({
     return { path: ["end"], issue: "end must be after start" }
   }
   return true
-})).annotate({ identifier: "AnalyticsQuery" })
+})
+
+export const AnalyticsQuery = Schema.Struct({
+  groupBy: Schema.optionalKey(Schema.Literals(GROUP_BYS)),
+  ...WindowAndFilters,
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
+}).check(oneWindow).annotate({ identifier: "AnalyticsQuery" })
 export type AnalyticsQuery = typeof AnalyticsQuery.Type
+
+/** What a dashboard view may ask for besides the totals: the timeseries, the previous period, breakdowns. */
+export const DASHBOARD_PARTS = ["timeseries", "previous", ...GROUP_BYS.filter((g) => g !== "count" && g !== "timeseries")] as const
+export type DashboardPart = (typeof DASHBOARD_PARTS)[number]
+export type BreakdownGroup = Exclude<DashboardPart, "timeseries" | "previous">
+
+/** At most this many links in `linkIds`: a page of the links table. */
+export const DASHBOARD_LINK_IDS = 100
+
+const parts = Schema.makeFilter((value: string | ReadonlyArray<string>) => {
+  const list = (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")
+  const unknown = list.find((p) => !(DASHBOARD_PARTS as ReadonlyArray<string>).includes(p))
+  return unknown === undefined || `Expected a comma-separated list of ${DASHBOARD_PARTS.join(", ")}`
+}, { expected: DASHBOARD_PARTS.join(", ") })
+
+const linkIdList = Schema.makeFilter((value: string | ReadonlyArray<string>) => {
+  const list = (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")
+  return list.length <= DASHBOARD_LINK_IDS || `At most ${DASHBOARD_LINK_IDS} link ids`
+}, { expected: `at most ${DASHBOARD_LINK_IDS} link ids` })
+
+/**
+ * GET /v1/analytics/dashboard: one view of the dashboard in one request (one analytics allowance):
+ * the totals, and what `include` names (the timeseries, the previous period of the same length,
+ * breakdowns of `limit` rows each). `linkIds` narrows to those links (the links table's counts).
+ */
+export const DashboardQuery = Schema.Struct({
+  ...WindowAndFilters,
+  linkIds: Schema.optionalKey(OneOrMany.check(linkIdList)),
+  include: Schema.optionalKey(OneOrMany.check(parts)),
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 })))
+}).check(oneWindow).annotate({ identifier: "DashboardQuery" })
+export type DashboardQuery = typeof DashboardQuery.Type
 
 const Counts = { clicks: Schema.Number, people: Schema.Number, agents: Schema.Number }
 const Nullable = Schema.NullOr(Schema.String)
@@ -84,3 +123,22 @@ export const AnalyticsResponse = Schema.Struct({
   end: Schema.String,
   data: Schema.Union([Schema.Struct(Counts), Schema.Array(AnalyticsRow)])
 }).annotate({ identifier: "Analytics" })
+
+const TimeseriesPoint = Schema.Struct({ start: Schema.String, ...Counts })
+export type TimeseriesPoint = typeof TimeseriesPoint.Type
+
+const Period = Schema.Struct({
+  start: Schema.String,
+  end: Schema.String,
+  totals: Schema.Struct(Counts),
+  timeseries: Schema.NullOr(Schema.Array(TimeseriesPoint))
+})
+
+/** The answer of GET /v1/analytics/dashboard: breakdowns keyed by their groupBy, rows as GET /v1/analytics has them. */
+export const DashboardAnswer = Schema.Struct({
+  ...Period.fields,
+  previous: Schema.NullOr(Period),
+  breakdowns: Schema.Record(Schema.String, Schema.Array(AnalyticsRow))
+}).annotate({ identifier: "AnalyticsDashboard" })
+export type DashboardAnswer = typeof DashboardAnswer.Type
+export type AnalyticsRowType = typeof AnalyticsRow.Type

@@ -4,6 +4,7 @@ import { DomainsApi } from "../domains/api.ts"
 import { FoldersApi } from "../folders/api.ts"
 import { KeysApi } from "../keys/api.ts"
 import { LinksApi } from "../links/api.ts"
+import { InvitationsApi, MembersApi } from "../members/api.ts"
 import { MeApi } from "../people/api.ts"
 import { SessionsApi, SignInApi } from "../sessions/api.ts"
 import { TagsApi } from "../tags/api.ts"
@@ -20,10 +21,10 @@ import { Unexpected } from "./Unexpected.ts"
  */
 export const Api = HttpApi.make("ricochet")
   .add(LinksApi, TagsApi, FoldersApi, DomainsApi, AnalyticsApi, WebhooksApi)
-  .add(SessionsApi, MeApi, KeysApi)
+  .add(SessionsApi, MeApi, KeysApi, MembersApi)
   .middleware(Admission)
-  // Added after Admission, which it is not behind: signing in is how a session begins.
-  .add(SignInApi)
+  // Added after Admission, which they are not behind: signing in (or accepting an invitation) is how a session begins.
+  .add(SignInApi, InvitationsApi)
   .middleware(Unexpected)
   .prefix("/v1")
   .annotate(HttpApi.ParamsParseOptions, PARAMS_OPTIONS)

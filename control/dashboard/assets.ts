@@ -5,12 +5,18 @@ import { createHash } from "node:crypto"
 /** Where `vite build` (npm ci's prepare step) writes the dashboard. */
 export const DASHBOARD_DIST = path.resolve(import.meta.dirname, "../../dashboard/dist")
 
+/** The content codings the build precompresses (dashboard/build/precompress.ts), best first. */
+export const ENCODINGS = [["br", ".br"], ["gzip", ".gz"]] as const
+export type Encoding = (typeof ENCODINGS)[number][0]
+
 export interface Asset {
   readonly body: Uint8Array
   readonly contentType: string
   readonly etag: string
   /** Hashed file names never change content: cached for a year; index.html is revalidated every time. */
   readonly immutable: boolean
+  /** The same bytes compressed at build time, by content coding. */
+  readonly encoded: ReadonlyMap<Encoding, Uint8Array>
 }
 
 const TYPES: Record<string, string> = {
@@ -48,24 +54,34 @@ const walk = async (dir: string): Promise<Array<string>> => {
   return nested.flat()
 }
 
+const isCompressedCopy = (file: string) => ENCODINGS.some(([, ext]) => file.endsWith(ext))
+
 /**
- * The built dashboard, read once at start (a few hundred kB) and keyed by URL path; an empty map
- * when it was never built (control then answers `/` with how to build it).
+ * The built dashboard, read once at start (a few hundred kB) and keyed by URL path, each file with
+ * its precompressed copies; an empty map when it was never built (control then answers `/` with
+ * how to build it). The copies are not paths of their own.
  */
 export const loadAssets = async (dist = DASHBOARD_DIST): Promise<ReadonlyMap<string, Asset>> => {
   const files = await walk(dist).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return []
     throw error
   })
+  const present = new Set(files)
   const assets = new Map<string, Asset>()
   for (const file of files) {
+    if (isCompressedCopy(file)) continue
     const body = new Uint8Array(await readFile(file))
+    const encoded = new Map<Encoding, Uint8Array>()
+    for (const [coding, ext] of ENCODINGS) {
+      if (present.has(file + ext)) encoded.set(coding, new Uint8Array(await readFile(file + ext)))
+    }
     const urlPath = "/" + path.relative(dist, file).split(path.sep).join("/")
     assets.set(urlPath, {
       body,
       contentType: TYPES[path.extname(file)] ?? "application/octet-stream",
       etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`,
-      immutable: urlPath.startsWith("/assets/")
+      immutable: urlPath.startsWith("/assets/"),
+      encoded
     })
   }
   return assets
@@ -81,6 +97,38 @@ export const assetFor = (assets: ReadonlyMap<string, Asset>, urlPath: string): A
   const last = urlPath.slice(urlPath.lastIndexOf("/") + 1)
   if (urlPath.startsWith("/v1/") || urlPath.startsWith("/assets/") || last.includes(".")) return undefined
   return assets.get("/index.html")
+}
+
+/**
+ * The codings an Accept-Encoding header accepts (RFC 9110 12.5.3): named with a q above zero,
+ * or covered by `*` unless refused by name. Without the header, none.
+ */
+export const acceptedEncodings = (header: string | undefined): ReadonlySet<Encoding> => {
+  const accepted = new Set<Encoding>()
+  if (header === undefined) return accepted
+  const weights = new Map<string, number>()
+  for (const part of header.split(",")) {
+    const [name, ...params] = part.trim().toLowerCase().split(";")
+    if (name === "") continue
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find((m) => m !== null)
+    weights.set(name.trim(), q ? Number(q[1]) : 1)
+  }
+  for (const [coding] of ENCODINGS) {
+    const weight = weights.get(coding) ?? weights.get("*")
+    if (weight !== undefined && weight > 0) accepted.add(coding)
+  }
+  return accepted
+}
+
+/** The best precompressed copy the request accepts, or the file as it is. */
+export const representationOf = (asset: Asset, acceptEncoding: string | undefined): { body: Uint8Array; encoding: Encoding | undefined; etag: string } => {
+  const accepted = acceptedEncodings(acceptEncoding)
+  for (const [coding] of ENCODINGS) {
+    const body = asset.encoded.get(coding)
+    // Each coding its own validator: a cache must not answer a br request with gzip bytes.
+    if (body !== undefined && accepted.has(coding)) return { body, encoding: coding, etag: `${asset.etag.slice(0, -1)}-${coding}"` }
+  }
+  return { body: asset.body, encoding: undefined, etag: asset.etag }
 }
 
 export const cacheControl = (asset: Asset) => (asset.immutable ? "public, max-age=31536000, immutable" : "no-cache")

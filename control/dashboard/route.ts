@@ -1,6 +1,6 @@
 import { Data, Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { assetFor, cacheControl, CONTENT_SECURITY_POLICY, DASHBOARD_DIST, loadAssets } from "./assets.ts"
+import { assetFor, cacheControl, CONTENT_SECURITY_POLICY, DASHBOARD_DIST, loadAssets, representationOf } from "./assets.ts"
 
 export class DashboardAssetsUnreadable extends Data.TaggedError("DashboardAssetsUnreadable")<{ readonly cause: unknown }> {}
 
@@ -23,17 +23,20 @@ export const dashboardRoute = Effect.gen(function*() {
     if (asset === undefined) {
       return notFound(assets.size === 0 ? "The dashboard is not built: run npm run build:dashboard; the API lives under /v1" : "Not found; the API lives under /v1")
     }
+    const chosen = representationOf(asset, request.headers["accept-encoding"])
     const headers: Record<string, string> = {
       "cache-control": cacheControl(asset),
-      etag: asset.etag,
+      etag: chosen.etag,
+      vary: "Accept-Encoding",
       "x-content-type-options": "nosniff",
       "referrer-policy": "same-origin"
     }
+    if (chosen.encoding !== undefined) headers["content-encoding"] = chosen.encoding
     if (asset.contentType.startsWith("text/html")) {
       headers["content-security-policy"] = CONTENT_SECURITY_POLICY
       headers["x-frame-options"] = "DENY"
     }
-    if (request.headers["if-none-match"] === asset.etag) return HttpServerResponse.empty({ status: 304, headers })
-    return HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
+    if (request.headers["if-none-match"] === chosen.etag) return HttpServerResponse.empty({ status: 304, headers })
+    return HttpServerResponse.uint8Array(chosen.body, { contentType: asset.contentType, headers })
   })
 })

@@ -4,12 +4,16 @@ import { LimitReached } from "../api/errors.ts"
 import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../http/fields.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "./errors.ts"
-import { Domain, DomainCreate, DomainList, DomainUpdate, VerificationResult } from "./schema.ts"
+import { Domain, DomainCheckList, DomainCreate, DomainList, DomainUpdate, VerificationResult } from "./schema.ts"
 
 /** /v1/domains: the workspace subdomain and custom domains; changes are for admins. */
 export const DomainsApi = HttpApiGroup.make("domains")
   .annotate(OpenApi.Description, "The workspace subdomain and custom domains, verified over DNS")
   .add(HttpApiEndpoint.get("list", "/domains", { success: DomainList }).annotate(OpenApi.Summary, "List the workspace's domains"))
+  .add(
+    HttpApiEndpoint.get("checks", "/domains/checks", { success: DomainCheckList })
+      .annotate(OpenApi.Summary, "When each custom domain was last checked over DNS, and what the check found (not in the spec)")
+  )
   .add(
     HttpApiEndpoint.post("create", "/domains", {
       payload: requestBody(DomainCreate),

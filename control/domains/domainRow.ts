@@ -19,10 +19,11 @@ export interface DomainRow {
   readonly updated_at: Date
   readonly consecutive_failures: number
   readonly last_reason: string | null
+  readonly last_checked_at: Date | null
 }
 
 export const DOMAIN_COLUMNS =
-  "id, workspace_id, host, kind, status, is_primary, verified_at, verification_token, root_redirect_url, not_found_url, expired_url, created_at, updated_at, consecutive_failures, last_reason"
+  "id, workspace_id, host, kind, status, is_primary, verified_at, verification_token, root_redirect_url, not_found_url, expired_url, created_at, updated_at, consecutive_failures, last_reason, last_checked_at"
 
 export const toDomain = (row: DomainRow, targets: DnsTargets): Domain => ({
   id: row.id,
@@ -45,3 +46,6 @@ export const checkStateOf = (row: DomainRow): CheckState => ({
   verifiedAt: row.verified_at === null ? null : new Date(row.verified_at),
   consecutiveFailures: row.consecutive_failures
 })
+
+/** The last DNS check of a custom domain, as GET /v1/domains/checks answers it. */
+export const toDomainCheck = (row: DomainRow) => ({ id: row.id, lastCheckedAt: toIso(row.last_checked_at), lastReason: row.last_reason })

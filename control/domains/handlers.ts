@@ -5,7 +5,7 @@ import { Api } from "../api/Api.ts"
 import { ValidationFailed } from "../api/errors.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
 import { DomainRepository } from "./DomainRepository.ts"
-import { toDomain } from "./domainRow.ts"
+import { toDomain, toDomainCheck } from "./domainRow.ts"
 import { DomainVerifier } from "./DomainVerifier.ts"
 import { DomainNotFound } from "./errors.ts"
 import { parseCustomHost } from "./host.ts"
@@ -20,6 +20,9 @@ export const DomainsHandlers = HttpApiBuilder.group(Api, "domains", (handlers) =
       .handle("list", () =>
         Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) =>
           Effect.map(domains.list(workspaceId), (rows) => ({ data: rows.map((row) => toDomain(row, targets)) }))))
+      .handle("checks", () =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), ({ workspaceId }) =>
+          Effect.map(domains.list(workspaceId), (rows) => ({ data: rows.filter((row) => row.kind === "custom").map(toDomainCheck) }))))
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal

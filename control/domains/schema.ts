@@ -40,3 +40,11 @@ export const VerificationResult = Schema.Struct({
   verified: Schema.Boolean,
   reason: Schema.String
 }).annotate({ identifier: "DomainVerification" })
+
+/** The background checks' last word on each custom domain (not in the spec: the dashboard shows it after a reload). */
+export const DomainCheck = Schema.Struct({
+  id: Schema.String,
+  lastCheckedAt: Schema.NullOr(Schema.String),
+  lastReason: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "DomainCheck" })
+export const DomainCheckList = Schema.Struct({ data: Schema.Array(DomainCheck) })

@@ -18,6 +18,8 @@ import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
 import { FoldersHandlers } from "../folders/handlers.ts"
 import { KeysHandlers } from "../keys/handlers.ts"
 import { KeyRepositoryLayer } from "../keys/KeyRepository.ts"
+import { InvitationsHandlers, MembersHandlers } from "../members/handlers.ts"
+import { MemberServiceLayer } from "../members/MemberService.ts"
 import { MeHandlers } from "../people/handlers.ts"
 import { PasswordServiceLayer } from "../people/PasswordService.ts"
 import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
@@ -30,6 +32,7 @@ import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts
 import { TagsHandlers } from "../tags/handlers.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
 import { dashboardRoute } from "../dashboard/route.ts"
+import { liveEventsRoute } from "../live/route.ts"
 import { WebhooksHandlers } from "../webhooks/handlers.ts"
 import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
@@ -43,8 +46,8 @@ import { isDecodablePath } from "./requestPath.ts"
 /** The /v1 endpoints of the HttpApi declaration, with their handlers, middleware and repositories. */
 const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([LinksHandlers, TagsHandlers, FoldersHandlers, DomainsHandlers, AnalyticsHandlers, WebhooksHandlers]),
-  Layer.provide([SessionsHandlers, SignInHandlers, MeHandlers, KeysHandlers]),
-  Layer.provide(PasswordServiceLayer),
+  Layer.provide([SessionsHandlers, SignInHandlers, MeHandlers, KeysHandlers, MembersHandlers, InvitationsHandlers]),
+  Layer.provide([PasswordServiceLayer, MemberServiceLayer]),
   Layer.provide([
     LinkRepositoryLayer, ImportJobRepositoryLayer, TagRepositoryLayer, FolderRepositoryLayer, WebhookRepositoryLayer,
     SessionServiceLayer, KeyRepositoryLayer, QrRendererLayer
@@ -100,6 +103,7 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
     )))
   let document: HttpServerResponse.HttpServerResponse | undefined
   yield* router.add("GET", "/v1/openapi.json", yield* admitted("anonymous", Effect.sync(() => (document ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(Api))))))
+  yield* router.add("GET", "/v1/events", yield* liveEventsRoute)
   yield* router.add(
     "*",
     "/v1/*",

@@ -17,7 +17,7 @@ interface Compiled {
 }
 
 /** Paths control serves outside the /v1 declaration, counted under their own name. */
-const FIXED = new Set(["/healthz", "/readyz", "/metrics", "/v1/openapi.json", "/v1/docs"])
+const FIXED = new Set(["/healthz", "/readyz", "/metrics", "/v1/openapi.json", "/v1/docs", "/v1/events"])
 
 export const makeRouteOf = (templates: ReadonlyArray<RouteTemplate>) => {
   const compiled: Array<Compiled> = templates.map(({ method, path }) => {

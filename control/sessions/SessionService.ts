@@ -22,6 +22,8 @@ export class SessionService extends Context.Service<SessionService, {
   readonly current: (principal: Principal) => Effect.Effect<Session, Unauthorized | ServiceUnavailable>
   readonly switchTo: (principal: Principal, workspaceId: string) => Effect.Effect<Session, Unauthorized | NotAMember | ServiceUnavailable>
   readonly signOut: (principal: Principal) => Effect.Effect<void, Unauthorized | ServiceUnavailable, HttpServerRequest.HttpServerRequest>
+  /** A new session of an account already authenticated (an invitation just accepted with its password), its cookie set. */
+  readonly start: (userId: string, workspaceId: string) => Effect.Effect<Session, ServiceUnavailable, HttpServerRequest.HttpServerRequest>
 }>()("ricochet/SessionService") {}
 
 const setCookie = (value: string) =>
@@ -52,6 +54,13 @@ export const SessionServiceLayer = Layer.effect(SessionService)(Effect.gen(funct
       }
     }).pipe(withDatabase)
 
+  const start = (userId: string, workspaceId: string) =>
+    Effect.gen(function*() {
+      const token = yield* query((sql) => createSession(sql, userId, workspaceId))
+      yield* setCookie(sessionCookie(token, secure))
+      return yield* describe(userId, workspaceId)
+    }).pipe(withDatabase)
+
   return SessionService.of({
     signIn: (input, address) =>
       Effect.gen(function*() {
@@ -71,10 +80,9 @@ export const SessionServiceLayer = Layer.effect(SessionService)(Effect.gen(funct
             ? new Forbidden({ message: "This account is not a member of any workspace" })
             : NotAMember.of(input.workspaceId)
         }
-        const token = yield* query((sql) => createSession(sql, account.id, chosen.id))
-        yield* setCookie(sessionCookie(token, secure))
-        return yield* describe(account.id, chosen.id)
+        return yield* start(account.id, chosen.id)
       }).pipe(withDatabase),
+    start,
     current: (principal) => Effect.flatMap(sessionOf(principal), (session) => describe(session.userId, session.workspaceId)),
     switchTo: (principal, workspaceId) =>
       Effect.gen(function*() {

@@ -6,6 +6,7 @@ import { Database } from "../../shared/db/Database.ts"
 import { Api } from "../api/Api.ts"
 import { clientAddress } from "../api/AdmissionLayer.ts"
 import { CurrentPrincipal } from "../api/Principal.ts"
+import { LiveHub } from "../live/LiveHub.ts"
 import { SessionService } from "./SessionService.ts"
 
 export const SignInHandlers = HttpApiBuilder.group(Api, "signIn", (handlers) =>
@@ -23,8 +24,12 @@ export const SignInHandlers = HttpApiBuilder.group(Api, "signIn", (handlers) =>
 export const SessionsHandlers = HttpApiBuilder.group(Api, "sessions", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* SessionService
+    const live = yield* LiveHub
     return handlers
       .handle("current", () => Effect.flatMap(Effect.service(CurrentPrincipal), sessions.current))
       .handle("switch", ({ payload }) => Effect.flatMap(Effect.service(CurrentPrincipal), (p) => sessions.switchTo(p, payload.workspaceId)))
-      .handle("signOut", () => Effect.flatMap(Effect.service(CurrentPrincipal), (p) => Effect.as(sessions.signOut(p), { signedOut: true as const })))
+      // The session's live streams in this process end with it (other processes' at their next heartbeat).
+      .handle("signOut", () =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), (p) =>
+          Effect.as(Effect.tap(sessions.signOut(p), () => Effect.sync(() => live.closeCredential(p.credentialId))), { signedOut: true as const })))
   }))

@@ -72,7 +72,7 @@ export const clickEventsOf = (clicks: ReadonlyArray<FedClick>, domainIds: Readon
   return events
 }
 
-const engineFiles = async (clicksDir: string, now: number): Promise<Array<string>> => {
+export const engineFiles = async (clicksDir: string, now: number): Promise<Array<string>> => {
   const hours = await listHourDirs(clicksDir, now - LOOK_BACK_MS, now)
   const files: Array<string> = []
   for (const { dir } of hours) {

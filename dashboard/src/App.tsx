@@ -2,32 +2,29 @@ import { lazy, type ReactNode, Suspense, useCallback, useEffect, useState } from
 import { call, preloadClient } from "./api/client.ts"
 import { useApiKey } from "./api/credentials.ts"
 import { type ApiFailure, onUnauthorized } from "./api/failure.ts"
+import { currentSession } from "./api/sessionCalls.ts"
 import { type Session, sessions } from "./api/workspaceCalls.ts"
 import { ChoosePassword } from "./session/ChoosePassword.tsx"
 import { SessionContext, type SignedIn } from "./session/SessionContext.tsx"
 import { SignIn } from "./session/SignIn.tsx"
-import { WorkspaceMenu } from "./session/WorkspaceMenu.tsx"
-import { Link, navigate, useLocation } from "./ui/router.tsx"
+import { TopBar } from "./session/TopBar.tsx"
+import { Skeleton } from "./ui/controls.tsx"
+import { navigate, useLocation } from "./ui/router.tsx"
+import { LiveEventsProvider } from "./live/LiveEvents.tsx"
+import { WorkspaceListsProvider } from "./workspace/WorkspaceLists.tsx"
 
 // Each section is a chunk loaded on first visit; they share the typed client's chunk.
+const InvitePage = lazy(() => import("./session/InvitePage.tsx").then((m) => ({ default: m.InvitePage })))
+const AccountPage = lazy(() => import("./account/AccountPage.tsx").then((m) => ({ default: m.AccountPage })))
 const AnalyticsPage = lazy(() => import("./analytics/AnalyticsPage.tsx").then((m) => ({ default: m.AnalyticsPage })))
 const DomainsPage = lazy(() => import("./domains/DomainsPage.tsx").then((m) => ({ default: m.DomainsPage })))
 const FoldersPage = lazy(() => import("./folders/FoldersPage.tsx").then((m) => ({ default: m.FoldersPage })))
 const KeysPage = lazy(() => import("./keys/KeysPage.tsx").then((m) => ({ default: m.KeysPage })))
-const LinkEditor = lazy(() => import("./links/LinkEditor.tsx").then((m) => ({ default: m.LinkEditor })))
+const LinkEditor = lazy(() => import("./links/editor/LinkEditor.tsx").then((m) => ({ default: m.LinkEditor })))
+const LinkPage = lazy(() => import("./links/LinkPage.tsx").then((m) => ({ default: m.LinkPage })))
 const LinksPage = lazy(() => import("./links/LinksPage.tsx").then((m) => ({ default: m.LinksPage })))
 const TagsPage = lazy(() => import("./tags/TagsPage.tsx").then((m) => ({ default: m.TagsPage })))
 const WebhooksPage = lazy(() => import("./webhooks/WebhooksPage.tsx").then((m) => ({ default: m.WebhooksPage })))
-
-const NAV: ReadonlyArray<[string, string]> = [
-  ["/links", "Links"],
-  ["/analytics", "Analytics"],
-  ["/tags", "Tags"],
-  ["/folders", "Folders"],
-  ["/domains", "Domains"],
-  ["/keys", "API keys"],
-  ["/webhooks", "Webhooks"]
-]
 
 /**
  * A key signs in to its own workspace; the API is a Pro feature, so a key that works means at
@@ -43,8 +40,10 @@ const keySession = (): Session => ({
 
 const page = (path: string): ReactNode => {
   if (path === "/links/new") return <LinkEditor id={undefined} />
-  const edit = /^\/links\/([^/]+)$/.exec(path)
+  const edit = /^\/links\/([^/]+)\/edit$/.exec(path)
   if (edit) return <LinkEditor id={decodeURIComponent(edit[1])} />
+  const one = /^\/links\/([^/]+)$/.exec(path)
+  if (one) return <LinkPage id={decodeURIComponent(one[1])} />
   switch (path) {
     case "/analytics": return <AnalyticsPage />
     case "/tags": return <TagsPage />
@@ -52,6 +51,7 @@ const page = (path: string): ReactNode => {
     case "/domains": return <DomainsPage />
     case "/keys": return <KeysPage />
     case "/webhooks": return <WebhooksPage />
+    case "/account": return <AccountPage />
     default: return <LinksPage />
   }
 }
@@ -63,18 +63,22 @@ export const App = () => {
   const [oneTimePassword, setOneTimePassword] = useState<string>()
 
   useEffect(() => {
-    sessions.current().then((outcome) => setSignedIn(outcome.ok ? { session: outcome.value, viaKey: false } : null))
+    currentSession().then((outcome) => setSignedIn(outcome.ok ? { session: outcome.value, viaKey: false } : null))
   }, [])
 
-  // Once the first page has shown, the typed client's chunk loads (its evaluation would delay that page).
+  // Signed in, the typed client's chunk loads at once (the sign-in page never needs it).
   useEffect(() => {
-    if (signedIn !== undefined) setTimeout(preloadClient, 0)
-  }, [signedIn === undefined])
+    if (signedIn) preloadClient()
+  }, [signedIn !== null && signedIn !== undefined])
 
   useEffect(() => onUnauthorized(() => {
     useApiKey(undefined)
     setSignedIn((current) => (current ? null : current))
   }), [])
+
+  useEffect(() => {
+    if (signedIn === null) document.title = "Sign in · Ricochet"
+  }, [signedIn])
 
   const signOut = useCallback(async () => {
     if (signedIn?.viaKey) useApiKey(undefined)
@@ -86,18 +90,24 @@ export const App = () => {
 
   const signInWithKey = async (key: string): Promise<ApiFailure | undefined> => {
     useApiKey(key)
-    // Any read proves the key; the session endpoint says more once it accepts keys.
+    // Any read proves the key; a key has no session to describe.
     const check = await call((c) => c.tags.list())
     if (!check.ok) {
       useApiKey(undefined)
       return check.failure
     }
-    const current = await sessions.current()
-    setSignedIn({ session: current.ok ? current.value : keySession(), viaKey: true })
+    setSignedIn({ session: keySession(), viaKey: true })
     return undefined
   }
 
-  if (signedIn === undefined) return <p className="loading" role="status">Loading…</p>
+  if (signedIn === undefined) return <Skeleton label="Loading…" className="loading" />
+  if (signedIn === null && location.pathname === "/invite") {
+    return (
+      <Suspense fallback={<Skeleton label="Loading…" className="loading" />}>
+        <InvitePage onSession={(session) => setSignedIn({ session, viaKey: false })} />
+      </Suspense>
+    )
+  }
   if (signedIn === null) {
     return (
       <SignIn
@@ -126,31 +136,27 @@ export const App = () => {
   const context: SignedIn = {
     ...signedIn,
     signOut,
+    replaceSession: (session) => setSignedIn({ session, viaKey: false }),
     switchWorkspace: async (workspaceId) => {
       const outcome = await sessions.switchWorkspace(workspaceId)
-      if (outcome.ok) setSignedIn({ session: outcome.value, viaKey: false })
+      if (outcome.ok) {
+        setSignedIn({ session: outcome.value, viaKey: false })
+        navigate("/links")
+      }
     }
   }
-  const path = location.pathname === "/" ? "/links" : location.pathname
+  const path = location.pathname === "/" ? "/links" : location.pathname.replace(/\/+$/, "") || "/links"
   return (
     <SessionContext.Provider value={context}>
-      <a className="skip" href="#main">Skip to content</a>
-      <header className="top">
-        <Link to="/links" className="brand">Ricochet</Link>
-        <nav aria-label="Sections">
-          <ul>
-            {NAV.map(([to, label]) => (
-              <li key={to}>
-                <Link to={to} aria-current={path === to || (to === "/links" && path.startsWith("/links")) ? "page" : undefined}>{label}</Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <WorkspaceMenu />
-      </header>
-      <main id="main" tabIndex={-1} key={path}>
-        <Suspense fallback={<p role="status">Loading…</p>}>{page(path)}</Suspense>
-      </main>
+      <WorkspaceListsProvider workspaceId={signedIn.session.workspace.id} key={signedIn.session.workspace.id}>
+        <LiveEventsProvider workspaceId={signedIn.session.workspace.id}>
+          <a className="skip" href="#main">Skip to content</a>
+          <TopBar path={path} />
+          <main id="main" tabIndex={-1} key={path}>
+            <Suspense fallback={<Skeleton label="Loading…" lines={4} />}>{page(path)}</Suspense>
+          </main>
+        </LiveEventsProvider>
+      </WorkspaceListsProvider>
     </SessionContext.Provider>
   )
 }

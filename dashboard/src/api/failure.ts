@@ -30,14 +30,17 @@ export const failureFromBody = (status: number, body: unknown): ApiFailure => {
   return failed(status, "internal_server_error", `The server answered ${status}`)
 }
 
-/** The messages of the issues at `field` (a dotted path such as `geoRules.0.url`) or under it. */
-export const issuesAt = (failure: ApiFailure | undefined, field: string): Array<string> =>
+/**
+ * The messages of the issues at `field` (a dotted path such as `geoRules.0.url`) or, unless
+ * `exact`, under it; each message once (a nullable field's schema can say the same thing twice).
+ */
+export const issuesAt = (failure: ApiFailure | undefined, field: string, exact = false): Array<string> =>
   failure === undefined
     ? []
-    : failure.issues.filter((issue) => {
+    : [...new Set(failure.issues.filter((issue) => {
       const path = issue.path.join(".")
-      return path === field || path.startsWith(field + ".")
-    }).map((issue) => issue.message)
+      return path === field || (!exact && path.startsWith(field + "."))
+    }).map((issue) => issue.message))]
 
 /**
  * A 401 on any call means the session ended (expired, signed out elsewhere, key revoked): the app

@@ -7,9 +7,8 @@ import { currentApiKey } from "./credentials.ts"
 import { failed, failureFromBody, type Outcome, reportFailure } from "./failure.ts"
 
 /**
- * The dashboard's calls beyond links, tags, folders, domains and analytics: sessions, the
- * person's password, keys,
- * webhooks, bulk changes, import, and the two downloads. Each is the typed client of the API
+ * The dashboard's calls beyond links, tags, folders, domains and analytics: sessions (past the
+ * sign-in page), the person's password, keys, webhooks, bulk changes, import, and the two downloads. Each is the typed client of the API
  * declaration, with the declaration's shapes.
  */
 
@@ -21,8 +20,7 @@ export type Delivery = WebhookDelivery
 export type ImportJob = ImportJobShape
 
 export const sessions = {
-  create: (payload: { email: string; password: string; workspaceId?: string }) => call((c) => c.signIn.signIn({ payload }), true),
-  current: () => call((c) => c.sessions.current(), true),
+  current: () => call((c) => c.sessions.current(), { quiet: true }),
   switchWorkspace: (workspaceId: string) => call((c) => c.sessions.switch({ payload: { workspaceId } })),
   delete: () => call((c) => c.sessions.signOut())
 }

@@ -1,8 +1,11 @@
-import { useEffect, useState } from "react"
+import { useState } from "react"
 import type { Domain } from "../../../control/domains/schema.ts"
 import { call } from "../api/client.ts"
 import type { ApiFailure } from "../api/failure.ts"
-import { CopyButton, ErrorNote, Field, formatDate } from "../ui/controls.tsx"
+import { useApi } from "../api/useApi.ts"
+import { CopyButton, EmptyState, ErrorNote, Field, formatDate, Skeleton } from "../ui/controls.tsx"
+import { usePageTitle } from "../ui/usePageTitle.ts"
+import { useWorkspaceLists } from "../workspace/WorkspaceLists.tsx"
 
 const FALLBACKS = [
   ["rootRedirectUrl", "The domain's root (/) goes to"],
@@ -10,7 +13,9 @@ const FALLBACKS = [
   ["expiredUrl", "An expired link goes to (unless it sets its own)"]
 ] as const
 
-const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Domain) => void }) => {
+type Check = { readonly lastCheckedAt: string | null; readonly lastReason: string | null }
+
+const DomainCard = ({ domain, check, onChanged }: { domain: Domain; check: Check | undefined; onChanged: (d?: Domain) => void }) => {
   const [reason, setReason] = useState<string>()
   const [failure, setFailure] = useState<ApiFailure>()
   const [fallbacks, setFallbacks] = useState({
@@ -27,7 +32,14 @@ const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Dom
         {domain.primary && <span className="badge">primary</span>}
         <span className="badge">{domain.kind}</span>
       </header>
-      <p>Verified: {formatDate(domain.verifiedAt)}{reason && <> · Last check: <span role="status">{reason}</span></>}</p>
+      <p>
+        Verified: {formatDate(domain.verifiedAt)}
+        {reason
+          ? <> · Last check: <span role="status">{reason}</span></>
+          : check?.lastCheckedAt
+            ? <> · Last checked {formatDate(check.lastCheckedAt)}{check.lastReason ? <>: <span data-testid="last-reason">{check.lastReason}</span></> : null}</>
+            : domain.kind === "custom" ? " · Not checked yet" : null}
+      </p>
       {domain.dnsRecords.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -93,23 +105,22 @@ const DomainCard = ({ domain, onChanged }: { domain: Domain; onChanged: (d?: Dom
 
 /** Domains: add a custom one, publish its DNS records, verify, set fallbacks. */
 export const DomainsPage = () => {
-  const [domains, setDomains] = useState<ReadonlyArray<Domain>>([])
+  usePageTitle("Domains")
+  const { domains } = useWorkspaceLists()
+  const checks = useApi((c) => c.domains.checks(), [])
   const [host, setHost] = useState("")
   const [failure, setFailure] = useState<ApiFailure>()
-  const load = () => call((c) => c.domains.list()).then((o) => (o.ok ? setDomains(o.value.data) : setFailure(o.failure)))
-  useEffect(() => {
-    load()
-  }, [])
+  const custom = (domains.data ?? []).filter((d) => d.kind === "custom")
   return (
     <section aria-labelledby="domains-title">
       <h1 id="domains-title">Domains</h1>
-      <form className="panel inline" onSubmit={async (e) => {
+      <form className="panel inline" id="new-domain" onSubmit={async (e) => {
         e.preventDefault()
         const o = await call((c) => c.domains.create({ payload: { host: host.trim() } }))
         if (!o.ok) return setFailure(o.failure)
         setFailure(undefined)
         setHost("")
-        load()
+        domains.reload()
       }}>
         <Field label="Add a custom domain" field="host" failure={failure} hint="e.g. go.example.com; you then publish the DNS records shown">
           {(p) => <input {...p} value={host} onChange={(e) => setHost(e.target.value)} placeholder="go.example.com" />}
@@ -117,10 +128,18 @@ export const DomainsPage = () => {
         <button type="submit">Add domain</button>
         <ErrorNote failure={failure} fields={["host"]} />
       </form>
-      {domains.map((d) => (
-        <DomainCard key={d.id} domain={d} onChanged={(changed) => {
-          if (changed) setDomains((all) => all.map((x) => (x.id === changed.id ? changed : x)))
-          else load()
+      <ErrorNote failure={domains.failure} retry={domains.reload} />
+      {domains.data === undefined && domains.loading && <Skeleton label="Loading domains…" lines={4} />}
+      {domains.data !== undefined && custom.length === 0 && (
+        <EmptyState title="No custom domain yet.">
+          <p>Short links use the workspace's own subdomain. Add a domain of yours (go.example.com) to brand them.</p>
+          <button type="button" onClick={() => document.getElementById("new-domain")?.querySelector("input")?.focus()}>Add your domain</button>
+        </EmptyState>
+      )}
+      {(domains.data ?? []).map((d) => (
+        <DomainCard key={d.id} domain={d} check={checks.data?.data.find((c) => c.id === d.id)} onChanged={(changed) => {
+          if (changed) domains.update((all) => all?.map((x) => (x.id === changed.id ? changed : x)))
+          else domains.reload()
         }} />
       ))}
     </section>

@@ -1,27 +1,26 @@
-import { useEffect, useState } from "react"
+import { useState } from "react"
 import { atLeast, API_PLAN } from "../../../control/plans/plans.ts"
 import type { ApiFailure } from "../api/failure.ts"
+import { useApi } from "../api/useApi.ts"
 import { type ApiKey, keys, type Role } from "../api/workspaceCalls.ts"
 import { useSignedIn } from "../session/SessionContext.tsx"
-import { CopyButton, ErrorNote, Field, formatDate, PlanNote } from "../ui/controls.tsx"
+import { CopyButton, EmptyState, ErrorNote, Field, formatDate, PlanNote, Skeleton } from "../ui/controls.tsx"
+import { usePageTitle } from "../ui/usePageTitle.ts"
 
 /** API keys: create (shown once), list with last use, revoke. Admins only. */
 export const KeysPage = () => {
+  usePageTitle("API keys")
   const { session } = useSignedIn()
-  const [list, setList] = useState<ReadonlyArray<ApiKey>>([])
+  const list = useApi((c) => c.keys.list(), [])
   const [name, setName] = useState("")
   const [role, setRole] = useState<Role>("member")
   const [scope, setScope] = useState<"all" | "read">("all")
   const [created, setCreated] = useState<ApiKey & { key: string }>()
   const [failure, setFailure] = useState<ApiFailure>()
-  const [listFailure, setListFailure] = useState<ApiFailure>()
+  const [rowFailure, setRowFailure] = useState<ApiFailure>()
   const planReason = atLeast(session.workspace.plan, API_PLAN)
     ? undefined
     : `API keys need the ${API_PLAN} plan or higher; this workspace is on ${session.workspace.plan}`
-  const load = () => keys.list().then((o) => (o.ok ? (setList(o.value.data), setListFailure(undefined)) : setListFailure(o.failure)))
-  useEffect(() => {
-    load()
-  }, [])
   return (
     <section aria-labelledby="keys-title">
       <h1 id="keys-title">API keys</h1>
@@ -32,7 +31,7 @@ export const KeysPage = () => {
         setFailure(undefined)
         setCreated(o.value)
         setName("")
-        load()
+        list.reload()
       }}>
         <fieldset disabled={planReason !== undefined || session.role !== "admin"}>
           <legend>New key</legend>
@@ -67,15 +66,22 @@ export const KeysPage = () => {
           <button type="button" className="small" onClick={() => setCreated(undefined)}>Done</button>
         </div>
       )}
-      <ErrorNote failure={listFailure} />
-      <div className="table-wrap">
+      <ErrorNote failure={list.failure} retry={list.reload} />
+      <ErrorNote failure={rowFailure} />
+      {list.data === undefined && list.loading && <Skeleton label="Loading keys…" lines={3} />}
+      {list.data?.data.length === 0 && (
+        <EmptyState title="No API keys yet.">
+          <p>A key lets a script or another service use the API as this workspace. Name one above and create it.</p>
+        </EmptyState>
+      )}
+      {list.data !== undefined && list.data.data.length > 0 && <div className="table-wrap">
         <table>
           <caption className="visually-hidden">Keys of this workspace</caption>
           <thead>
             <tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Role</th><th scope="col">Scope</th><th scope="col">Created by</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
           </thead>
           <tbody>
-            {list.map((k) => (
+            {list.data.data.map((k: ApiKey) => (
               <tr key={k.id}>
                 <td>{k.name}</td>
                 <td><code>{k.prefix}…</code></td>
@@ -88,15 +94,15 @@ export const KeysPage = () => {
                   <button type="button" className="small danger" aria-label={`Revoke key ${k.name}`} onClick={async () => {
                     if (!window.confirm(`Revoke the key ${k.name}? Requests with it are refused at once.`)) return
                     const o = await keys.revoke(k.id)
-                    if (o.ok) load()
-                    else setListFailure(o.failure)
+                    if (o.ok) list.reload()
+                    else setRowFailure(o.failure)
                   }}>Revoke</button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </div>}
     </section>
   )
 }

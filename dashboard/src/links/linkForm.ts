@@ -1,7 +1,9 @@
-import type { Link, LinkUpdate } from "../../../control/links/schema.ts"
+import type { Link, LinkCreate, LinkUpdate } from "../../../control/links/schema.ts"
+import type { FieldIssue } from "../api/failure.ts"
 
 /** The editor's state: what the inputs hold, as text. */
 export interface LinkForm {
+  /** The destination; an A/B test's first variant is always this. */
   url: string
   domain: string
   slug: string
@@ -76,14 +78,29 @@ export const formOf = (link: Link): LinkForm => ({
 
 const orNull = (s: string) => (s.trim() === "" ? null : s.trim())
 
+/** What the form sends, or the fields the form itself can tell are wrong (a weight that is no number). */
+export type FormPayload =
+  | { readonly ok: true; readonly create: LinkCreate; readonly update: LinkUpdate }
+  | { readonly ok: false; readonly issues: ReadonlyArray<FieldIssue> }
+
 /**
  * What the form sends: every field, empty ones as their empty value (allowed on every plan), so
- * an edit is exactly what the form shows. Numbers stay text when they are not numbers: the API's
- * 422 then names the field.
+ * an edit is exactly what the form shows. An A/B test's first variant is the destination itself
+ * (the API's rule), so the form never asks for it.
  */
-export const payloadOf = (form: LinkForm): LinkUpdate & { domain?: string } => {
-  const payload: Record<string, unknown> = {
-    url: form.url.trim(),
+export const payloadOf = (form: LinkForm): FormPayload => {
+  const issues: Array<FieldIssue> = []
+  const url = form.url.trim()
+  const variants = form.variants.map((v, i) => {
+    const weight = Number(v.weight)
+    if (v.weight.trim() === "" || !Number.isInteger(weight)) {
+      issues.push({ path: ["abTest", "variants", i, "weight"], message: "Enter a whole number from 10 to 100", code: "invalid_type" })
+    }
+    return { url: i === 0 ? url : v.url.trim(), weight }
+  })
+  if (issues.length > 0 && form.abEnabled) return { ok: false, issues }
+  const update: LinkUpdate = {
+    url,
     title: orNull(form.title),
     description: orNull(form.description),
     ogImageUrl: orNull(form.ogImageUrl),
@@ -98,18 +115,11 @@ export const payloadOf = (form: LinkForm): LinkUpdate & { domain?: string } => {
     deviceRules: form.deviceRules.map((r) => ({ device: r.device, url: r.url.trim() })),
     expiresAt: fromLocalInput(form.expiresAt),
     expiredUrl: orNull(form.expiredUrl),
-    abTest: form.abEnabled
-      ? {
-        variants: form.variants.map((v) => ({ url: v.url.trim(), weight: Number.isFinite(Number(v.weight)) && v.weight.trim() !== "" ? Number(v.weight) : v.weight })),
-        endsAt: fromLocalInput(form.abEndsAt)
-      }
-      : null
+    abTest: form.abEnabled ? { variants, endsAt: fromLocalInput(form.abEndsAt) } : null,
+    ...(form.slug.trim() !== "" ? { slug: form.slug.trim() } : {}),
+    ...(form.passwordMode === "set" ? { password: form.password } : form.passwordMode === "none" ? { password: null } : {})
   }
-  if (form.slug.trim() !== "") payload.slug = form.slug.trim()
-  if (form.domain !== "") payload.domain = form.domain
-  if (form.passwordMode === "set") payload.password = form.password
-  if (form.passwordMode === "none") payload.password = null
-  return payload as LinkUpdate & { domain?: string }
+  return { ok: true, update, create: { ...update, url, ...(form.domain !== "" ? { domain: form.domain } : {}) } }
 }
 
 /** The destination with the UTM parameters the link adds, as a visitor would land on it. */

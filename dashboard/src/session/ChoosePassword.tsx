@@ -1,7 +1,6 @@
-import { useState } from "react"
-import { type ApiFailure, failed } from "../api/failure.ts"
-import { me, type Session } from "../api/workspaceCalls.ts"
-import { ErrorNote, Field } from "../ui/controls.tsx"
+import { useEffect } from "react"
+import { PasswordForm } from "../account/PasswordForm.tsx"
+import type { Session } from "../api/workspaceCalls.ts"
 
 interface Props {
   readonly session: Session
@@ -11,19 +10,14 @@ interface Props {
   readonly onSignOut: () => void
 }
 
-const FIELDS = ["currentPassword", "newPassword", "repeatPassword"]
-
 /**
  * After a sign-in with a one-time password: the session may do nothing else until the person
- * chooses their own (POST /v1/me/password). The account page comes later; this is the one step
- * that cannot wait.
+ * chooses their own (POST /v1/me/password), the same form as the account page's.
  */
 export const ChoosePassword = ({ session, oneTimePassword, onChanged, onSignOut }: Props) => {
-  const [current, setCurrent] = useState(oneTimePassword ?? "")
-  const [next, setNext] = useState("")
-  const [repeat, setRepeat] = useState("")
-  const [failure, setFailure] = useState<ApiFailure>()
-  const [busy, setBusy] = useState(false)
+  useEffect(() => {
+    document.title = "Choose a new password · Ricochet"
+  }, [])
   return (
     <main className="sign-in">
       <h1>Choose a new password</h1>
@@ -31,33 +25,12 @@ export const ChoosePassword = ({ session, oneTimePassword, onChanged, onSignOut 
         {session.user.email} signed in with a one-time password. Choose a password of your own to continue; your other
         sessions end.
       </p>
-      <form
-        aria-label="Choose a new password"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          if (next !== repeat) {
-            const issue = { path: ["repeatPassword"], message: "Type the same new password twice", code: "mismatch" }
-            return setFailure(failed(422, "unprocessable_entity", `Invalid request at repeatPassword: ${issue.message}`, [issue]))
-          }
-          setBusy(true)
-          const outcome = await me.changePassword({ currentPassword: current, newPassword: next })
-          setBusy(false)
-          if (outcome.ok) onChanged(outcome.value)
-          else setFailure(outcome.failure)
-        }}
-      >
-        <Field label="Current password" field="currentPassword" failure={failure} hint={oneTimePassword === undefined ? "The one-time password you were given." : undefined}>
-          {(p) => <input {...p} type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />}
-        </Field>
-        <Field label="New password" field="newPassword" failure={failure} hint="8 to 200 characters.">
-          {(p) => <input {...p} type="password" autoComplete="new-password" required minLength={8} maxLength={200} value={next} onChange={(e) => setNext(e.target.value)} />}
-        </Field>
-        <Field label="New password again" field="repeatPassword" failure={failure}>
-          {(p) => <input {...p} type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />}
-        </Field>
-        <ErrorNote failure={failure} fields={FIELDS} />
-        <button type="submit" disabled={busy}>Save and continue</button>
-      </form>
+      <PasswordForm
+        initialCurrent={oneTimePassword}
+        currentHint={oneTimePassword === undefined ? "The one-time password you were given." : undefined}
+        submitLabel="Save and continue"
+        onChanged={onChanged}
+      />
       <p>
         <button type="button" className="small" onClick={onSignOut}>Sign out</button>
       </p>

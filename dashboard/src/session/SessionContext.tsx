@@ -7,6 +7,8 @@ export interface SignedIn {
   readonly viaKey: boolean
   readonly signOut: () => void
   readonly switchWorkspace: (workspaceId: string) => Promise<void>
+  /** The session as an answer just described it (after a password change, say). */
+  readonly replaceSession: (session: Session) => void
 }
 
 export const SessionContext = createContext<SignedIn | undefined>(undefined)
@@ -16,4 +18,3 @@ export const useSignedIn = (): SignedIn => {
   if (signedIn === undefined) throw new Error("useSignedIn outside a signed-in page")
   return signedIn
 }
-

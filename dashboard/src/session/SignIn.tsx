@@ -1,7 +1,7 @@
 import { useState } from "react"
 import type { ApiFailure } from "../api/failure.ts"
+import { signIn } from "../api/sessionCalls.ts"
 import type { Session } from "../api/workspaceCalls.ts"
-import { sessions } from "../api/workspaceCalls.ts"
 import { ErrorNote, Field } from "../ui/controls.tsx"
 
 interface Props {
@@ -26,7 +26,7 @@ export const SignIn = ({ onSession, onKey }: Props) => {
         onSubmit={async (event) => {
           event.preventDefault()
           setBusy(true)
-          const outcome = await sessions.create({ email, password })
+          const outcome = await signIn({ email, password })
           setBusy(false)
           if (outcome.ok) onSession(outcome.value, password)
           else setFailure(outcome.failure)

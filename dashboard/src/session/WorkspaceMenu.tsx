@@ -1,13 +1,18 @@
 import { useId } from "react"
+import { Link } from "../ui/router.tsx"
 import { useSignedIn } from "./SessionContext.tsx"
 
-/** The person, their role and plan in the current workspace, the switch to another, sign out. */
-export const WorkspaceMenu = () => {
+/** The person (a link to their account), the workspace and the switch to another, role and plan, sign out. */
+export const WorkspaceMenu = ({ path }: { path: string }) => {
   const { session, viaKey, signOut, switchWorkspace } = useSignedIn()
   const id = useId()
   return (
     <div className="workspace-menu">
-      {session.user.email && <span className="who">{session.user.email}</span>}
+      {session.user.email && (
+        <Link to="/account" className="who" aria-current={path === "/account" ? "page" : undefined} title="Your account and the workspace's members">
+          {session.user.email}
+        </Link>
+      )}
       {session.workspaces.length > 1 ? (
         <>
           <label htmlFor={id} className="visually-hidden">Workspace</label>

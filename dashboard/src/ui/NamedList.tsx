@@ -1,6 +1,8 @@
-import { useEffect, useId, useState } from "react"
+import { useId, useState } from "react"
 import type { ApiFailure, Outcome } from "../api/failure.ts"
-import { ErrorNote, Field } from "./controls.tsx"
+import type { ApiState } from "../api/useApi.ts"
+import { EmptyState, ErrorNote, Field, Skeleton } from "./controls.tsx"
+import { usePageTitle } from "./usePageTitle.ts"
 
 /** A named thing of the workspace, coloured or not (tags are, folders are not). */
 export interface Named {
@@ -9,16 +11,17 @@ export interface Named {
   readonly color?: string | null
 }
 
-/** What one page of named things does through the API. */
+/** What one page of named things does through the API; its list is the workspace's (WorkspaceLists). */
 export interface NamedListOf<Item extends Named> {
   /** "tag", "folder": in labels and messages. */
   readonly noun: string
   readonly title: string
+  /** What they are for, said when there are none yet. */
+  readonly purpose: string
   /** The choice of colours, for things that have one. */
   readonly colors?: ReadonlyArray<string>
   /** What deleting one does to its links, said before it is done. */
   readonly onDelete: string
-  readonly list: () => Promise<Outcome<{ readonly data: ReadonlyArray<Item> }>>
   readonly create: (name: string, color: string | null) => Promise<Outcome<unknown>>
   readonly update: (item: Item, name: string, color: string | null) => Promise<Outcome<unknown>>
   readonly remove: (item: Item) => Promise<Outcome<unknown>>
@@ -39,7 +42,7 @@ const Row = <Item extends Named>({ of, item, onChanged }: { of: NamedListOf<Item
   const colorId = useId()
   return (
     <li className="crud-row">
-      <form onSubmit={async (e) => {
+      <form aria-label={`${of.noun} ${item.name}`} onSubmit={async (e) => {
         e.preventDefault()
         const o = await of.update(item, name, color === "" ? null : color)
         if (o.ok) {
@@ -70,26 +73,23 @@ const Row = <Item extends Named>({ of, item, onChanged }: { of: NamedListOf<Item
 }
 
 /** A page of named things: create, rename (and recolour), delete. */
-export const NamedList = <Item extends Named>({ of }: { of: NamedListOf<Item> }) => {
-  const [items, setItems] = useState<ReadonlyArray<Item>>([])
+export const NamedList = <Item extends Named>({ of, list }: { of: NamedListOf<Item>; list: ApiState<ReadonlyArray<Item>> }) => {
+  usePageTitle(of.title)
   const [name, setName] = useState("")
   const [color, setColor] = useState("")
   const [failure, setFailure] = useState<ApiFailure>()
   const titleId = useId()
-  const load = () => of.list().then((o) => (o.ok ? setItems(o.value.data) : setFailure(o.failure)))
-  useEffect(() => {
-    load()
-  }, [])
+  const inputId = useId()
   return (
     <section aria-labelledby={titleId}>
       <h1 id={titleId}>{of.title}</h1>
-      <form className="panel inline" onSubmit={async (e) => {
+      <form className="panel inline" id={inputId} onSubmit={async (e) => {
         e.preventDefault()
         const o = await of.create(name, color === "" ? null : color)
         if (!o.ok) return setFailure(o.failure)
         setFailure(undefined)
         setName("")
-        load()
+        list.reload()
       }}>
         <Field label={`New ${of.noun}`} field="name" failure={failure}>
           {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}
@@ -102,8 +102,17 @@ export const NamedList = <Item extends Named>({ of }: { of: NamedListOf<Item> })
         <button type="submit">Create {of.noun}</button>
         <ErrorNote failure={failure} fields={of.colors ? ["name", "color"] : ["name"]} />
       </form>
-      <ul className="crud-list">{items.map((item) => <Row key={`${item.id}:${item.name}:${item.color}`} of={of} item={item} onChanged={load} />)}</ul>
-      {items.length === 0 && <p>No {of.noun}s yet.</p>}
+      <ErrorNote failure={list.failure} retry={list.reload} />
+      {list.data === undefined && list.loading && <Skeleton label={`Loading ${of.noun}s…`} lines={3} />}
+      {list.data !== undefined && (
+        <ul className="crud-list">{list.data.map((item) => <Row key={`${item.id}:${item.name}:${item.color}`} of={of} item={item} onChanged={list.reload} />)}</ul>
+      )}
+      {list.data?.length === 0 && (
+        <EmptyState title={`No ${of.noun}s yet.`}>
+          <p>{of.purpose}</p>
+          <button type="button" onClick={() => document.getElementById(inputId)?.querySelector("input")?.focus()}>Create your first {of.noun}</button>
+        </EmptyState>
+      )}
     </section>
   )
 }

@@ -1,29 +1,36 @@
 import { type ReactNode, useId, useState } from "react"
 import { type ApiFailure, issuesAt } from "../api/failure.ts"
 
-/** An API failure in words; field problems are shown beside their fields, the rest here. */
-export const ErrorNote = ({ failure, fields = [] }: { failure: ApiFailure | undefined; fields?: ReadonlyArray<string> }) => {
-  if (failure === undefined) return null
-  const elsewhere = failure.issues.filter((i) => !fields.some((f) => {
-    const path = i.path.join(".")
-    return path === f || path.startsWith(f + ".")
-  }))
-  const showMessage = failure.issues.length === 0 || elsewhere.length > 0
-  return showMessage ? (
+const under = (path: string, field: string) => path === field || path.startsWith(field + ".")
+
+/**
+ * An API failure in words, once: field problems are shown beside their fields (`fields` lists
+ * them), so this says only what no field says. With `retry`, a button asks again.
+ */
+export const ErrorNote = ({ failure, fields = [], retry }: { failure: ApiFailure | undefined; fields?: ReadonlyArray<string>; retry?: () => void }) => {
+  if (failure === undefined || failure.code === "aborted") return null
+  const elsewhere = failure.issues.filter((i) => !fields.some((f) => under(i.path.join("."), f)))
+  const text = failure.issues.length > 0 && elsewhere.length === 0
+    ? "Some fields need attention: see the messages beside them."
+    : elsewhere.length > 1
+      ? "Some values need attention:"
+      : failure.status === 429
+        ? `${failure.message}. The numbers show again once the minute is over.`
+        : failure.message
+  return (
     <div role="alert" className="error-note">
-      {failure.message}
-      {elsewhere.length > 1 && <ul>{elsewhere.map((i, n) => <li key={n}>{i.path.join(".")}: {i.message}</li>)}</ul>}
+      {text}
+      {elsewhere.length > 1 && <ul>{[...new Set(elsewhere.map((i) => `${i.path.join(".")}: ${i.message}`))].map((line) => <li key={line}>{line}</li>)}</ul>}
+      {retry && <> <button type="button" className="small" onClick={retry}>Try again</button></>}
     </div>
-  ) : (
-    <div role="alert" className="error-note">Some fields need attention: see the messages beside them.</div>
   )
 }
 
-/** The 422 issues at one field, tied to it with aria-describedby. */
-export const FieldIssues = ({ id, failure, field }: { id: string; failure: ApiFailure | undefined; field: string }) => {
-  const messages = issuesAt(failure, field)
+/** The 422 issues at one field (or only exactly there, for a group whose items have fields of their own), tied to it by id. */
+export const FieldIssues = ({ id, failure, field, exact = false }: { id: string; failure: ApiFailure | undefined; field: string; exact?: boolean }) => {
+  const messages = issuesAt(failure, field, exact)
   if (messages.length === 0) return null
-  return <span id={id} className="field-issue" role="status">{messages.join("; ")}</span>
+  return <span id={id} className="field-issue">{messages.join("; ")}</span>
 }
 
 interface FieldProps {
@@ -34,7 +41,7 @@ interface FieldProps {
   readonly children: (props: { id: string; "aria-describedby"?: string; "aria-invalid"?: boolean }) => ReactNode
 }
 
-/** A labelled control with its hint and the API's issues at `field`. */
+/** A labelled control with its hint and the API's issues at `field`, said once. */
 export const Field = ({ label, field, failure, hint, children }: FieldProps) => {
   const id = useId()
   const issueId = `${id}-issue`
@@ -80,11 +87,29 @@ export const CopyButton = ({ text, label = "Copy" }: { text: string; label?: str
 }
 
 /** Why a control is disabled: a plan the workspace lacks. */
-export const PlanNote = ({ reason }: { reason: string | undefined }) =>
-  reason === undefined ? null : <small className="plan-note">{reason}</small>
+export const PlanNote = ({ reason, id }: { reason: string | undefined; id?: string }) =>
+  reason === undefined ? null : <small id={id} className="plan-note">{reason}</small>
+
+/** A grey block where a number or a list will be: loading, said to screen readers once. */
+export const Skeleton = ({ label, lines = 1, className = "" }: { label?: string; lines?: number; className?: string }) => (
+  <div className={`skeleton ${className}`} role={label ? "status" : undefined} aria-busy="true">
+    {label && <span className="visually-hidden">{label}</span>}
+    {Array.from({ length: lines }, (_, i) => <span key={i} className="skeleton-line" aria-hidden="true" />)}
+  </div>
+)
+
+/** Nothing here yet, and what to do about it. */
+export const EmptyState = ({ title, children }: { title: string; children?: ReactNode }) => (
+  <div className="empty-state">
+    <p><strong>{title}</strong></p>
+    {children}
+  </div>
+)
 
 export const formatDate = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—"
+
+export const formatCount = (n: number) => n.toLocaleString()
 
 /** Offers a Blob as a file download, without leaving the page. */
 export const download = (blob: Blob, name: string) => {

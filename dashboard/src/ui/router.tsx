@@ -3,9 +3,35 @@ import { type AnchorHTMLAttributes, useEffect, useState } from "react"
 /** Client-side routes on the History API; control answers every such path with index.html. */
 const listeners = new Set<() => void>()
 
-export const navigate = (to: string) => {
-  window.history.pushState(null, "", to)
+/** What a page with unsaved changes asks before the app leaves it (undefined: nothing to lose). */
+let leaving: string | undefined
+
+/** `force`: the page itself moves on (its changes were just saved), nothing to ask. */
+export const navigate = (to: string, options: { readonly replace?: boolean; readonly force?: boolean } = {}) => {
+  if (leaving !== undefined && !options.force && !window.confirm(leaving)) return
+  leaving = undefined
+  if (options.replace) window.history.replaceState(null, "", to)
+  else window.history.pushState(null, "", to)
   listeners.forEach((l) => l())
+}
+
+/**
+ * While `message` is set, leaving the page asks first: in-app links through `navigate`, closing
+ * or reloading the tab through the browser's own prompt.
+ */
+export const useLeaveWarning = (message: string | undefined) => {
+  useEffect(() => {
+    if (message === undefined) return
+    leaving = message
+    const beforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault()
+    }
+    window.addEventListener("beforeunload", beforeUnload)
+    return () => {
+      if (leaving === message) leaving = undefined
+      window.removeEventListener("beforeunload", beforeUnload)
+    }
+  }, [message])
 }
 
 export const useLocation = (): URL => {

@@ -1,21 +1,32 @@
 import { useEffect, useState } from "react"
 import type { ApiFailure } from "../api/failure.ts"
+import { useApi } from "../api/useApi.ts"
 import { type Delivery, type Webhook, webhooks } from "../api/workspaceCalls.ts"
+import { CopyButton, EmptyState, ErrorNote, Field, formatDate, Skeleton } from "../ui/controls.tsx"
+import { usePageTitle } from "../ui/usePageTitle.ts"
 
 type EventType = Webhook["events"][number]
-import { CopyButton, ErrorNote, Field, formatDate } from "../ui/controls.tsx"
+
+/** How often an open list of deliveries is asked again (while the tab is visible). */
+const DELIVERIES_REFRESH_MS = 5_000
 
 const EVENTS: ReadonlyArray<EventType> = ["link.created", "link.updated", "link.deleted", "link.clicked", "domain.verified", "domain.failed"]
 
+/** A webhook's deliveries, asked again every few seconds while shown, so new ones and retries appear. */
 const Deliveries = ({ webhook }: { webhook: Webhook }) => {
-  const [rows, setRows] = useState<ReadonlyArray<Delivery>>()
-  const [failure, setFailure] = useState<ApiFailure>()
+  const list = useApi((c) => c.webhooks.deliveries({ params: { id: webhook.id }, query: {} }), [webhook.id])
+  const { reload, loading } = list
   useEffect(() => {
-    webhooks.deliveries(webhook.id).then((o) => (o.ok ? setRows(o.value.data) : setFailure(o.failure)))
-  }, [webhook.id])
-  if (failure) return <ErrorNote failure={failure} />
-  if (rows === undefined) return <p role="status">Loading deliveries…</p>
-  if (rows.length === 0) return <p>No deliveries yet.</p>
+    if (loading) return
+    const timer = setTimeout(() => {
+      if (document.visibilityState === "visible") reload()
+    }, DELIVERIES_REFRESH_MS)
+    return () => clearTimeout(timer)
+  }, [loading, reload])
+  if (list.failure) return <ErrorNote failure={list.failure} retry={list.reload} />
+  const rows: ReadonlyArray<Delivery> | undefined = list.data?.data
+  if (rows === undefined) return <Skeleton label="Loading deliveries…" lines={2} />
+  if (rows.length === 0) return <p>No deliveries yet: they appear here as events happen.</p>
   return (
     <div className="table-wrap">
       <table>
@@ -40,17 +51,15 @@ const Deliveries = ({ webhook }: { webhook: Webhook }) => {
 
 /** Webhooks: create (secret shown once), deliveries, re-enable a disabled one, delete. */
 export const WebhooksPage = () => {
-  const [list, setList] = useState<ReadonlyArray<Webhook>>([])
+  usePageTitle("Webhooks")
+  const list = useApi((c) => c.webhooks.list(), [])
   const [url, setUrl] = useState("")
   const [events, setEvents] = useState<ReadonlyArray<EventType>>(["link.created", "link.updated", "link.deleted"])
   const [created, setCreated] = useState<Webhook & { readonly secret: string }>()
   const [open, setOpen] = useState<string>()
   const [failure, setFailure] = useState<ApiFailure>()
-  const [listFailure, setListFailure] = useState<ApiFailure>()
-  const load = () => webhooks.list().then((o) => (o.ok ? (setList(o.value.data), setListFailure(undefined)) : setListFailure(o.failure)))
-  useEffect(() => {
-    load()
-  }, [])
+  const [rowFailure, setRowFailure] = useState<ApiFailure>()
+  const load = list.reload
   return (
     <section aria-labelledby="webhooks-title">
       <h1 id="webhooks-title">Webhooks</h1>
@@ -85,8 +94,15 @@ export const WebhooksPage = () => {
           <button type="button" className="small" onClick={() => setCreated(undefined)}>Done</button>
         </div>
       )}
-      <ErrorNote failure={listFailure} />
-      {list.map((w) => (
+      <ErrorNote failure={list.failure} retry={list.reload} />
+      <ErrorNote failure={rowFailure} />
+      {list.data === undefined && list.loading && <Skeleton label="Loading webhooks…" lines={3} />}
+      {list.data?.data.length === 0 && (
+        <EmptyState title="No webhooks yet.">
+          <p>A webhook tells another service when links change or are clicked. Give its URL above and create it.</p>
+        </EmptyState>
+      )}
+      {(list.data?.data ?? []).map((w) => (
         <article key={w.id} className="panel" aria-label={`Webhook ${w.url}`}>
           <header>
             <h2>{w.url}</h2>
@@ -99,7 +115,7 @@ export const WebhooksPage = () => {
               <button type="button" onClick={async () => {
                 const o = await webhooks.update(w.id, { enabled: true })
                 if (o.ok) load()
-                else setListFailure(o.failure)
+                else setRowFailure(o.failure)
               }}>Re-enable</button>
             )}
             <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
@@ -107,7 +123,7 @@ export const WebhooksPage = () => {
               if (!window.confirm(`Delete the webhook to ${w.url}?`)) return
               const o = await webhooks.delete(w.id)
               if (o.ok) load()
-              else setListFailure(o.failure)
+              else setRowFailure(o.failure)
             }}>Delete</button>
           </div>
           {open === w.id && <Deliveries webhook={w} />}
