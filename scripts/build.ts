@@ -1,0 +1,130 @@
+import { copyFile, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import * as esbuild from "esbuild"
+import { type BuildManifest, buildProblem, MANIFEST_FILE } from "../shared/build/buildManifest.ts"
+
+/**
+ * The servers and the CLI as JavaScript, in dist/ (git-ignored): `npm ci` builds it (prepare),
+ * `npm run build` again after a change; `npm start`, `npm run ricochet`, the image and the tests'
+ * processes run it. TypeScript through tsx is for development only (`npm run dev`).
+ *
+ * One bundle per process and per worker thread, every one in dist/ itself: code that finds a
+ * file from its own URL (import.meta.url) finds it from dist/ wherever it was bundled
+ * (shared/build/modulePaths.ts). Packages are bundled too (one file loads much faster than
+ * hundreds of modules), except those in EXTERNAL.
+ */
+
+export const ROOT = path.resolve(import.meta.dirname, "..")
+export const DIST = path.join(ROOT, "dist")
+
+/** Processes: `node dist/NAME.js` checks Node and the build (shared/build/launch.ts), then runs dist/program-NAME.js. */
+export const PROCESSES = [
+  { name: "main", source: "main.ts" },
+  { name: "ricochet", source: "cli/ricochet.ts" }
+] as const
+
+/** Worker threads: dist/NAME.js for NAME.ts (shared/build/modulePaths.ts's workerEntry). */
+export const WORKERS = ["engine/workers/httpWorker.ts", "engine/clicks/clickWriter.ts", "control/links/qr/qrWorker.ts"] as const
+
+/**
+ * Packages loaded from node_modules rather than bundled: native code or files of their own read at
+ * run time (uWebSockets.js, DuckDB, xxhash, msgpackr's optional extract, PGlite's WebAssembly and
+ * data, the optional native helpers of the WebSocket package), and postgres.js, which
+ * patches/apply.mjs patches in place after every install.
+ */
+export const EXTERNAL = [
+  "uWebSockets.js",
+  "@duckdb/*",
+  "@node-rs/*",
+  "msgpackr",
+  "msgpackr-extract",
+  "@electric-sql/*",
+  "bufferutil",
+  "utf-8-validate",
+  "postgres"
+]
+
+const LAUNCHER = "launcher:"
+const MIGRATIONS = "control/db/migrations"
+
+/** The launcher of each process, made here rather than kept as a file per process: two lines. */
+const launchers: esbuild.Plugin = {
+  name: "launchers",
+  setup(build) {
+    build.onResolve({ filter: /^launcher:/ }, (args) => ({ path: args.path.slice(LAUNCHER.length), namespace: "launcher" }))
+    build.onLoad({ filter: /.*/, namespace: "launcher" }, (args) => ({
+      contents: `import { launch } from "./shared/build/launch.ts"\nawait launch(import.meta.url, "./program-${args.path}.js")\n`,
+      resolveDir: ROOT,
+      loader: "ts"
+    }))
+  }
+}
+
+const relative = (file: string) => path.relative(ROOT, file).split(path.sep).join("/")
+
+/**
+ * Builds dist/ from scratch: into a directory of its own first, then put in place of the old one,
+ * so a process starting meanwhile runs the old build or the new one, never half of each.
+ */
+export const build = async (): Promise<void> => {
+  const startedAt = Date.now()
+  const out = path.join(ROOT, `.dist-${process.pid}`)
+  await rm(out, { recursive: true, force: true })
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [
+      ...PROCESSES.flatMap(({ name, source }) => [
+        { in: `${LAUNCHER}${name}`, out: name },
+        { in: source, out: `program-${name}` }
+      ]),
+      ...WORKERS.map((source) => ({ in: source, out: path.basename(source, ".ts") }))
+    ],
+    outdir: out,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: EXTERNAL,
+    plugins: [launchers],
+    // Bundled CommonJS packages require Node's modules: give ES module output a require.
+    banner: { js: `import { createRequire as __ricochetCreateRequire } from "node:module";\nconst require = __ricochetCreateRequire(import.meta.url);` },
+    // As tsx runs the sources: a class or function keeps its name.
+    keepNames: true,
+    sourcemap: "linked",
+    sourcesContent: false,
+    metafile: true,
+    logLevel: "warning"
+  })
+  await mkdir(path.join(out, "migrations"))
+  const migrations = (await readdir(path.join(ROOT, MIGRATIONS))).filter((file) => file.endsWith(".sql"))
+  for (const file of migrations) await copyFile(path.join(ROOT, MIGRATIONS, file), path.join(out, "migrations", file))
+  const manifest: BuildManifest = {
+    startedAt,
+    inputs: [
+      ...Object.keys(result.metafile.inputs).filter((input) => !input.startsWith(LAUNCHER)),
+      ...migrations.map((file) => `${MIGRATIONS}/${file}`),
+      "node_modules/.package-lock.json"
+    ].sort()
+  }
+  await writeFile(path.join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`)
+  const old = path.join(ROOT, `.dist-old-${process.pid}`)
+  await rename(DIST, old).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "ENOENT") throw error
+  })
+  await rename(out, DIST)
+  await rm(old, { recursive: true, force: true })
+}
+
+/** Builds dist/ when it is missing or older than its sources (the tests and the benchmarks, before they start processes). */
+export const buildIfStale = async (): Promise<boolean> => {
+  if (buildProblem(DIST) === undefined) return false
+  await build()
+  return true
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const started = Date.now()
+  const built = process.argv.includes("--if-stale") ? await buildIfStale() : (await build(), true)
+  console.log(built ? `Built ${relative(DIST)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s` : `${relative(DIST)}/ is up to date`)
+}
