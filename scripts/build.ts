@@ -1,7 +1,8 @@
-import { copyFile, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises"
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as esbuild from "esbuild"
+import { makeEmbeddedTemplate, TEMPLATE_FILE } from "../control/db/embeddedTemplate.ts"
 import { type BuildManifest, buildProblem, MANIFEST_FILE } from "../shared/build/buildManifest.ts"
 
 /**
@@ -29,13 +30,15 @@ export const WORKERS = ["engine/workers/httpWorker.ts", "engine/clicks/clickWrit
 
 /**
  * Packages loaded from node_modules rather than bundled: native code or files of their own read at
- * run time (uWebSockets.js, DuckDB, xxhash, msgpackr's optional extract, PGlite's WebAssembly and
- * data, the optional native helpers of the WebSocket package), and postgres.js, which
- * patches/apply.mjs patches in place after every install.
+ * run time (uWebSockets.js, DuckDB's bindings, xxhash, msgpackr's optional extract, PGlite's
+ * WebAssembly and data, the optional native helpers of the WebSocket package), and postgres.js,
+ * which patches/apply.mjs patches in place after every install. DuckDB's JavaScript API is
+ * bundled: imported from node_modules, Node reads each of its thirty CommonJS files for their exports
+ * before the program starts.
  */
 export const EXTERNAL = [
   "uWebSockets.js",
-  "@duckdb/*",
+  "@duckdb/node-bindings*",
   "@node-rs/*",
   "msgpackr",
   "msgpackr-extract",
@@ -62,6 +65,31 @@ const launchers: esbuild.Plugin = {
 }
 
 const relative = (file: string) => path.relative(ROOT, file).split(path.sep).join("/")
+
+/** Which PGlite made the template: the previous build's is kept while the same one is installed. */
+const TEMPLATE_VERSION_FILE = "embedded-template.version"
+
+const readOrUndefined = (file: string) => readFile(file, "utf8").catch(() => undefined)
+
+/**
+ * The empty embedded database a new data directory starts from (control/db/embeddedTemplate.ts):
+ * the previous build's copy when the same PGlite is installed, else made again (some seconds).
+ */
+const writeEmbeddedTemplate = async (out: string): Promise<void> => {
+  const version = JSON.parse(await readFile(path.join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8")).version as string
+  const previous = await readOrUndefined(path.join(DIST, TEMPLATE_VERSION_FILE))
+  if (previous === version) {
+    try {
+      await copyFile(path.join(DIST, TEMPLATE_FILE), path.join(out, TEMPLATE_FILE))
+      await copyFile(path.join(DIST, TEMPLATE_VERSION_FILE), path.join(out, TEMPLATE_VERSION_FILE))
+      return
+    } catch {
+      // Made again below.
+    }
+  }
+  await writeFile(path.join(out, TEMPLATE_FILE), await makeEmbeddedTemplate())
+  await writeFile(path.join(out, TEMPLATE_VERSION_FILE), version)
+}
 
 /**
  * Builds dist/ from scratch: into a directory of its own first, then put in place of the old one,
@@ -99,6 +127,7 @@ export const build = async (): Promise<void> => {
   await mkdir(path.join(out, "migrations"))
   const migrations = (await readdir(path.join(ROOT, MIGRATIONS))).filter((file) => file.endsWith(".sql"))
   for (const file of migrations) await copyFile(path.join(ROOT, MIGRATIONS, file), path.join(out, "migrations", file))
+  await writeEmbeddedTemplate(out)
   const manifest: BuildManifest = {
     startedAt,
     inputs: [

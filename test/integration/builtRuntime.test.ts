@@ -1,8 +1,10 @@
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
 import { spawnSync } from "node:child_process"
-import { copyFile, mkdir, utimes, writeFile } from "node:fs/promises"
+import { copyFile, mkdir, readFile, utimes, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TEMPLATE_FILE } from "../../control/db/embeddedTemplate.ts"
 import { DIST } from "../../scripts/build.ts"
 import {
   apiClient,
@@ -17,7 +19,7 @@ import {
 
 /**
  * The processes run JavaScript built in dist/ (issue 23, "A compiled runtime"), never a build older
- * than its sources, and in every thread:
+ * than its sources; a new embedded database is unpacked from the build's empty one; and in every thread:
  * `npm start` with two HTTP worker threads, its click writer thread and its QR render threads, and
  * the CLI, load neither tsx nor a TypeScript file. Each thread preloads test/support/noTypeScript.mjs
  * (through NODE_OPTIONS, which threads inherit), whose module hook fails whatever would load one.
@@ -99,6 +101,34 @@ describe("a build older than its sources", () => {
       ])
     } finally {
       await removeDir(root)
+    }
+  })
+})
+
+describe("a new embedded data directory", () => {
+  /** Every cluster initdb makes has an identifier of its own; copies of one share it. */
+  const systemIdentifier = async (options: PGliteOptions) => {
+    const db = await PGlite.create(options)
+    try {
+      return (await db.query<{ id: string }>("SELECT system_identifier::text AS id FROM pg_control_system()")).rows[0]!.id
+    } finally {
+      await db.close()
+    }
+  }
+
+  it("is a copy of the build's empty database, not made by initdb", async () => {
+    const dir = await tempDir()
+    try {
+      const { code, output } = await runCli(["workspace", "create", "--name", "Fresh", "--plan", "pro", "--json"], {
+        RICOCHET_DATA_DIR: dir,
+        DATABASE_URL: undefined,
+        NATS_URL: undefined
+      })
+      expect(code, output).toBe(0)
+      const template = await systemIdentifier({ loadDataDir: new Blob([await readFile(path.join(DIST, TEMPLATE_FILE))]) })
+      expect(await systemIdentifier({ dataDir: path.join(dir, "pg") })).toBe(template)
+    } finally {
+      await removeDir(dir)
     }
   })
 })
