@@ -137,12 +137,26 @@ export const build = async (): Promise<void> => {
     ].sort()
   }
   await writeFile(path.join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 1)}\n`)
+  await putInPlace(out)
+}
+
+/** Moves the new build to dist/ and removes the one it replaces; another build doing the same meanwhile (two test runs) makes it try again. */
+const putInPlace = async (out: string): Promise<void> => {
   const old = path.join(ROOT, `.dist-old-${process.pid}`)
-  await rename(DIST, old).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error
-  })
-  await rename(out, DIST)
-  await rm(old, { recursive: true, force: true })
+  for (let attempt = 1; ; attempt++) {
+    await rename(DIST, old).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "ENOENT") throw error
+    })
+    try {
+      await rename(out, DIST)
+      break
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (attempt >= 5 || (code !== "ENOTEMPTY" && code !== "EEXIST")) throw error
+    } finally {
+      await rm(old, { recursive: true, force: true })
+    }
+  }
 }
 
 /** Builds dist/ when it is missing or older than its sources (the tests and the benchmarks, before they start processes). */
