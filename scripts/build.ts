@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto"
 import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as esbuild from "esbuild"
-import { makeEmbeddedTemplate, TEMPLATE_FILE } from "../control/db/embeddedTemplate.ts"
+import { TEMPLATE_FILE } from "../control/db/embeddedTemplate.ts"
 import { type BuildManifest, buildProblem, MANIFEST_FILE } from "../shared/build/buildManifest.ts"
 
 /**
@@ -66,29 +67,33 @@ const launchers: esbuild.Plugin = {
 
 const relative = (file: string) => path.relative(ROOT, file).split(path.sep).join("/")
 
-/** Which PGlite made the template: the previous build's is kept while the same one is installed. */
-const TEMPLATE_VERSION_FILE = "embedded-template.version"
+/** What the template was made from (the PGlite installed, the migrations): the previous build's is kept while they are the same. */
+const TEMPLATE_KEY_FILE = "embedded-template.key"
 
 const readOrUndefined = (file: string) => readFile(file, "utf8").catch(() => undefined)
 
 /**
- * The empty embedded database a new data directory starts from (control/db/embeddedTemplate.ts):
- * the previous build's copy when the same PGlite is installed, else made again (some seconds).
+ * The database a new embedded data directory starts from (control/db/embeddedTemplate.ts): the
+ * previous build's copy when made from the same PGlite and migrations, else made again (initdb and
+ * the migrations: some seconds).
  */
-const writeEmbeddedTemplate = async (out: string): Promise<void> => {
-  const version = JSON.parse(await readFile(path.join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8")).version as string
-  const previous = await readOrUndefined(path.join(DIST, TEMPLATE_VERSION_FILE))
-  if (previous === version) {
+const writeEmbeddedTemplate = async (out: string, migrations: ReadonlyArray<string>): Promise<void> => {
+  const pglite = JSON.parse(await readFile(path.join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8")).version as string
+  const hash = createHash("sha256")
+  for (const file of migrations) hash.update(`${file}\0`).update(await readFile(path.join(ROOT, MIGRATIONS, file))).update("\0")
+  const key = JSON.stringify({ pglite, migrations: hash.digest("hex") })
+  if ((await readOrUndefined(path.join(DIST, TEMPLATE_KEY_FILE))) === key) {
     try {
       await copyFile(path.join(DIST, TEMPLATE_FILE), path.join(out, TEMPLATE_FILE))
-      await copyFile(path.join(DIST, TEMPLATE_VERSION_FILE), path.join(out, TEMPLATE_VERSION_FILE))
+      await writeFile(path.join(out, TEMPLATE_KEY_FILE), key)
       return
     } catch {
       // Made again below.
     }
   }
+  const { makeEmbeddedTemplate } = await import("./embeddedTemplate.ts")
   await writeFile(path.join(out, TEMPLATE_FILE), await makeEmbeddedTemplate())
-  await writeFile(path.join(out, TEMPLATE_VERSION_FILE), version)
+  await writeFile(path.join(out, TEMPLATE_KEY_FILE), key)
 }
 
 /**
@@ -127,7 +132,7 @@ export const build = async (): Promise<void> => {
   await mkdir(path.join(out, "migrations"))
   const migrations = (await readdir(path.join(ROOT, MIGRATIONS))).filter((file) => file.endsWith(".sql"))
   for (const file of migrations) await copyFile(path.join(ROOT, MIGRATIONS, file), path.join(out, "migrations", file))
-  await writeEmbeddedTemplate(out)
+  await writeEmbeddedTemplate(out, migrations)
   const manifest: BuildManifest = {
     startedAt,
     inputs: [

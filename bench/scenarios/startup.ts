@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { cpus, loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
+import { groupCpuMillis, statMillis } from "../lib/cpu.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 import { createBenchDatabase, freePort, removeDir, ROOT, Scope, sleep, tempDir } from "../lib/processes.ts"
 
@@ -36,12 +38,21 @@ const groupAlive = (pid: number) => {
   }
 }
 
-/** `npm ARGS` in its own process group, so a stop reaches node behind npm and its shell. */
-const npm = (scope: Scope, args: ReadonlyArray<string>, env: Record<string, string | undefined>): Started => {
-  const child = spawn("npm", args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true })
+/**
+ * `npm ARGS` in its own process group, so a stop reaches node behind npm and its shell. With
+ * `reportCpu`, through a shell that writes its /proc stat to fd 3 once npm has exited: what npm
+ * and everything under it used (the /proc entries of exited processes are gone).
+ */
+const npm = (scope: Scope, args: ReadonlyArray<string>, env: Record<string, string | undefined>, reportCpu = false): Started & { readonly stat: () => string } => {
+  const command: [string, Array<string>] = reportCpu
+    ? ["sh", ["-c", 'npm "$@"; code=$?; cat /proc/$$/stat >&3; exit $code', "sh", ...args]]
+    : ["npm", [...args]]
+  const child = spawn(command[0], command[1], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true })
   let output = ""
+  let stat = ""
   child.stdout!.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
+  ;(child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk) => (stat += chunk))
   let stopping: Promise<void> | undefined
   const stop = () =>
     (stopping ??= (async () => {
@@ -53,7 +64,13 @@ const npm = (scope: Scope, args: ReadonlyArray<string>, env: Record<string, stri
       while (groupAlive(pid)) await sleep(50)
     })())
   scope.defer(`stop npm ${args.join(" ")}`, stop)
-  return { child, output: () => output, stop }
+  return { child, output: () => output, stop, stat: () => stat }
+}
+
+interface Timed {
+  readonly ms: number
+  /** CPU ms the process group used until then (null without /proc). */
+  readonly cpuMs: number | null
 }
 
 /** Ms from spawning `npm ARGS` until its output matches `ready`; the process keeps running. */
@@ -61,7 +78,10 @@ const timeUntilOutput = async (scope: Scope, args: ReadonlyArray<string>, env: R
   const started = performance.now()
   const proc = npm(scope, args, env)
   for (;;) {
-    if (ready.test(proc.output())) return { ms: performance.now() - started, proc }
+    if (ready.test(proc.output())) {
+      const ms = performance.now() - started
+      return { ms, cpuMs: await groupCpuMillis(proc.child.pid!), proc }
+    }
     if (proc.child.exitCode !== null) throw new Error(`npm ${args.join(" ")} exited ${proc.child.exitCode} before it was ready:\n${proc.output().slice(-3000)}`)
     if (performance.now() - started > TIMEOUT_MS) throw new Error(`npm ${args.join(" ")} not ready after ${TIMEOUT_MS} ms:\n${proc.output().slice(-3000)}`)
     await sleep(10)
@@ -74,7 +94,10 @@ const timeUntilReady = async (scope: Scope, args: ReadonlyArray<string>, env: Re
   const proc = npm(scope, args, env)
   for (;;) {
     const ok = await fetch(readyz).then((res) => res.ok, () => false)
-    if (ok) return { ms: performance.now() - started, proc }
+    if (ok) {
+      const ms = performance.now() - started
+      return { ms, cpuMs: await groupCpuMillis(proc.child.pid!), proc }
+    }
     if (proc.child.exitCode !== null) throw new Error(`npm ${args.join(" ")} exited ${proc.child.exitCode} before it was ready:\n${proc.output().slice(-3000)}`)
     if (performance.now() - started > TIMEOUT_MS) throw new Error(`npm ${args.join(" ")} not ready after ${TIMEOUT_MS} ms:\n${proc.output().slice(-3000)}`)
     await sleep(20)
@@ -82,29 +105,30 @@ const timeUntilReady = async (scope: Scope, args: ReadonlyArray<string>, env: Re
 }
 
 /** Ms from spawning a CLI command until it has exited 0. */
-const timeCommand = async (scope: Scope, args: ReadonlyArray<string>, env: Record<string, string | undefined>) => {
+const timeCommand = async (scope: Scope, args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<Timed> => {
   const started = performance.now()
-  const proc = npm(scope, args, env)
+  const proc = npm(scope, args, env, true)
   const code = await new Promise<number | null>((resolve) => (proc.child.exitCode !== null ? resolve(proc.child.exitCode) : proc.child.once("exit", resolve)))
   const ms = performance.now() - started
   if (code !== 0) throw new Error(`npm ${args.join(" ")} exited ${code}:\n${proc.output().slice(-3000)}`)
   await proc.stop()
-  return ms
+  const stat = proc.stat()
+  return { ms, cpuMs: process.platform === "linux" && stat.includes(")") ? statMillis(stat, true) : null }
 }
 
-const FIGURES = [
-  "npm start: banner, fresh data dir (ms)",
-  "npm start: banner, existing data dir (ms)",
-  "CLI workspace list, embedded, server running (ms)",
-  "CLI workspace list, embedded, no server (ms)",
-  "control alone: banner, PostgreSQL (ms)",
-  "CLI workspace list, PostgreSQL (ms)",
-  "engine alone: /readyz 200, PostgreSQL (ms)"
+const MEASURES = [
+  "npm start: banner, fresh data dir",
+  "npm start: banner, existing data dir",
+  "CLI workspace list, embedded, server running",
+  "CLI workspace list, embedded, no server",
+  "control alone: banner, PostgreSQL",
+  "CLI workspace list, PostgreSQL",
+  "engine alone: /readyz 200, PostgreSQL"
 ] as const
-type Figure = (typeof FIGURES)[number]
+type Measure = (typeof MEASURES)[number]
 
 /** One round of every measurement for one variant, each process on its own ports and data. */
-const measure = async (variant: Variant): Promise<Record<Figure, number>> => {
+const measure = async (variant: Variant): Promise<Record<Measure, Timed>> => {
   const scope = new Scope()
   const { start, cli } = VARIANTS[variant]
   try {
@@ -136,13 +160,13 @@ const measure = async (variant: Variant): Promise<Record<Figure, number>> => {
     await engine.proc.stop()
     await control.proc.stop()
     return {
-      "npm start: banner, fresh data dir (ms)": fresh.ms,
-      "npm start: banner, existing data dir (ms)": again.ms,
-      "CLI workspace list, embedded, server running (ms)": viaServer,
-      "CLI workspace list, embedded, no server (ms)": noServer,
-      "control alone: banner, PostgreSQL (ms)": control.ms,
-      "CLI workspace list, PostgreSQL (ms)": pgList,
-      "engine alone: /readyz 200, PostgreSQL (ms)": engine.ms
+      "npm start: banner, fresh data dir": fresh,
+      "npm start: banner, existing data dir": again,
+      "CLI workspace list, embedded, server running": viaServer,
+      "CLI workspace list, embedded, no server": noServer,
+      "control alone: banner, PostgreSQL": control,
+      "CLI workspace list, PostgreSQL": pgList,
+      "engine alone: /readyz 200, PostgreSQL": engine
     }
   } finally {
     await scope.close()
@@ -156,28 +180,42 @@ const median = (values: ReadonlyArray<number>) => {
 }
 
 export default async function run(): Promise<ScenarioResult> {
-  const rounds: Record<Variant, Array<Record<Figure, number>>> = { built: [], source: [] }
+  const loadBefore = loadavg()[0]
+  const rounds: Record<Variant, Array<Record<Measure, Timed>>> = { built: [], source: [] }
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating which goes first, as the machine's speed drifts.
     const order: ReadonlyArray<Variant> = round % 2 === 0 ? ["built", "source"] : ["source", "built"]
     for (const variant of order) rounds[variant].push(await measure(variant))
   }
-  const medians = (variant: Variant) =>
-    Object.fromEntries(FIGURES.map((figure) => [figure, Math.round(median(rounds[variant].map((r) => r[figure])))])) as Record<Figure, number>
-  const built = medians("built")
-  const source = medians("source")
-  const goal = (text: string, figure: Figure, limit: number) => ({ goal: text, value: built[figure], met: built[figure] <= limit })
+  const loadAfter = loadavg()[0]
+  const medianOf = (variant: Variant, name: Measure, of: (timed: Timed) => number | null) => {
+    const values = rounds[variant].map((r) => of(r[name])).filter((v): v is number => v !== null)
+    return values.length === 0 ? undefined : Math.round(median(values))
+  }
+  const figuresOf = (variant: Variant) => {
+    const out: Record<string, number> = {}
+    for (const name of MEASURES) {
+      out[`${name} (ms)`] = medianOf(variant, name, (t) => t.ms)!
+      const cpu = medianOf(variant, name, (t) => t.cpuMs)
+      if (cpu !== undefined) out[`${name} (CPU ms)`] = cpu
+    }
+    return out
+  }
+  const built = figuresOf("built")
+  const source = figuresOf("source")
+  const goal = (text: string, name: Measure, limit: number) => ({ goal: text, value: built[`${name} (ms)`], met: built[`${name} (ms)`] <= limit })
   return {
     figures: built,
     baseline: source,
-    ratios: Object.fromEntries(FIGURES.map((figure) => [`${figure.replace(/ \(ms\)$/, "")}: source / built`, Math.round((source[figure] / built[figure]) * 10) / 10])),
+    ratios: Object.fromEntries(MEASURES.map((name) => [`${name}: source / built`, Math.round((source[`${name} (ms)`] / built[`${name} (ms)`]) * 10) / 10])),
     goals: [
-      goal("banner on a fresh data directory ≤ 5,000 ms", "npm start: banner, fresh data dir (ms)", 5_000),
-      goal("a CLI command ≤ 1,500 ms (PostgreSQL)", "CLI workspace list, PostgreSQL (ms)", 1_500),
-      goal("a CLI command ≤ 1,500 ms (embedded, server running)", "CLI workspace list, embedded, server running (ms)", 1_500),
-      goal("an engine ready ≤ 2,000 ms", "engine alone: /readyz 200, PostgreSQL (ms)", 2_000)
+      goal("banner on a fresh data directory ≤ 5,000 ms", "npm start: banner, fresh data dir", 5_000),
+      goal("a CLI command ≤ 1,500 ms (PostgreSQL)", "CLI workspace list, PostgreSQL", 1_500),
+      goal("a CLI command ≤ 1,500 ms (embedded, server running)", "CLI workspace list, embedded, server running", 1_500),
+      goal("an engine ready ≤ 2,000 ms", "engine alone: /readyz 200, PostgreSQL", 2_000)
     ],
     notes: [
+      `load average (1 min) ${loadBefore.toFixed(1)} when the scenario began, ${loadAfter.toFixed(1)} when it ended, on ${cpus().length} cores: the goals are for a quiet machine. The CPU ms figures (what npm, node and their children used until then, from /proc) do not grow with the load as the wall times do; on a quiet two-core machine a start takes about that long or less`,
       `medians of ${ROUNDS} rounds (BENCH_STARTUP_ROUNDS), built and source alternating which goes first; each through npm as an operator types it (npm adds its own start, about 0.2 s), from spawning npm until the banner line, /readyz 200 or the command's exit 0`,
       "built: npm start, npm run ricochet -- (node dist/…); baseline: npm run dev, npm run dev:ricochet -- (tsx main.ts, tsx cli/ricochet.ts: how every process ran before the build)",
       "the CLI with a server running reaches it over its admin channel; without one it opens the embedded database itself",

@@ -19,7 +19,7 @@ import {
 
 /**
  * The processes run JavaScript built in dist/ (issue 23, "A compiled runtime"), never a build older
- * than its sources; a new embedded database is unpacked from the build's empty one; and in every thread:
+ * than its sources; a new embedded database is unpacked from the one the build made; and in every thread:
  * `npm start` with two HTTP worker threads, its click writer thread and its QR render threads, and
  * the CLI, load neither tsx nor a TypeScript file. Each thread preloads test/support/noTypeScript.mjs
  * (through NODE_OPTIONS, which threads inherit), whose module hook fails whatever would load one.
@@ -116,7 +116,7 @@ describe("a new embedded data directory", () => {
     }
   }
 
-  it("is a copy of the build's empty database, not made by initdb", async () => {
+  it("is a copy of the build's database (initdb and migrations done), not made by initdb", async () => {
     const dir = await tempDir()
     try {
       const { code, output } = await runCli(["workspace", "create", "--name", "Fresh", "--plan", "pro", "--json"], {
