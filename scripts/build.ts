@@ -173,6 +173,6 @@ export const buildIfStale = async (): Promise<boolean> => {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const started = Date.now()
-  const built = process.argv.includes("--if-stale") ? await buildIfStale() : (await build(), true)
-  console.log(built ? `Built ${relative(DIST)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s` : `${relative(DIST)}/ is up to date`)
+  await build()
+  console.log(`Built ${relative(DIST)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
