@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises"
+import { readdir, readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { ROOT, WORKERS } from "../../scripts/build.ts"
@@ -18,6 +18,15 @@ describe("workerEntry: what a worker thread runs, from source or built", () => {
   it("tells a source module from a bundle by its URL", () => {
     expect(runsBuilt("file:///app/control/dashboard/assets.ts")).toBe(false)
     expect(runsBuilt(new URL("file:///app/dist/program-main.js"))).toBe(true)
+  })
+
+  it("is how every module names a worker's entry (a `…Entry.mjs` named directly would be missing from dist/)", async () => {
+    const sources = (await Promise.all(["engine", "control", "shared", "cli"].map(async (dir) => (await readdir(path.join(ROOT, dir), { recursive: true })).map((file) => path.join(dir, file)))))
+      .flat()
+      .filter((file) => file.endsWith(".ts") && file !== path.join("shared", "build", "modulePaths.ts"))
+    const naming = []
+    for (const file of sources) if (/Entry\.mjs["'`]/.test(await readFile(path.join(ROOT, file), "utf8"))) naming.push(file)
+    expect(naming).toEqual([])
   })
 
   it("has a bundle in the build for every worker entry of the sources", async () => {
