@@ -1,9 +1,9 @@
 # Ricochet in a container. One image serves every role:
 #   docker run -v ricochet-data:/var/lib/ricochet --stop-timeout 45 IMAGE
-#                                             control and engine in one process (npm start)
-#   docker run IMAGE cli/ricochet.ts control  the control plane alone
-#   docker run IMAGE cli/ricochet.ts engine   a redirect engine alone
-#   docker run IMAGE cli/ricochet.ts workspace create --name NAME --plan pro --json
+#                                              control and engine in one process (npm start)
+#   docker run IMAGE dist/ricochet.js control  the control plane alone
+#   docker run IMAGE dist/ricochet.js engine   a redirect engine alone
+#   docker run IMAGE dist/ricochet.js workspace create --name NAME --plan pro --json
 # Configuration comes from the environment, the variables of README "Configuration" only.
 # compose.yaml runs PostgreSQL, NATS, one control and two engines from this image;
 # test/unit/compose.test.ts checks both files against the configuration reference.
@@ -22,9 +22,10 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches ./patches
-# tsx is a production dependency: the sources run as TypeScript, there is no build output.
+# The processes run the JavaScript of the build stage (dist/) and load from here the packages kept
+# out of its bundles (scripts/build.ts); tsx and esbuild are development packages, not installed.
 # Install scripts are skipped: every native part we load (uWebSockets.js, DuckDB, xxhash,
-# msgpackr-extract, esbuild) comes prebuilt in an npm package, and the optional WebSocket
+# msgpackr-extract) comes prebuilt in an npm package, and the optional WebSocket
 # helpers whose scripts would compile (bufferutil, utf-8-validate) are never loaded: no compiler
 # is needed.
 # Our fixes to installed packages (patches/apply.mjs, npm's postinstall elsewhere) are applied
@@ -38,30 +39,36 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && test -f "node_modules/uWebSockets.js/binaries/$uws" \
  && find node_modules/uWebSockets.js -name 'uws_*.node' ! -path "*/binaries/$uws" -delete
 
-# --- dashboard: built with the development packages, only its output is kept ------------------
-FROM ${NODE_IMAGE} AS dashboard
+# --- build: the dashboard and the servers, built with the development packages as npm ci's ----
+# prepare step builds them (patched packages as postinstall leaves them); only the output is kept.
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY patches ./patches
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+ && node patches/apply.mjs
+COPY tsconfig.json main.ts ./
+COPY scripts ./scripts
+COPY cli ./cli
 COPY dashboard ./dashboard
 COPY control ./control
+COPY engine ./engine
 COPY shared ./shared
-RUN npx vite build dashboard
+RUN npx vite build dashboard \
+ && npx tsx scripts/build.ts
 
-# --- runtime: the packages and the sources, nothing else ---------------------------------------
+# --- runtime: the packages and the built files, nothing else -----------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     RICOCHET_DATA_DIR=/var/lib/ricochet
 WORKDIR /app
 # Owned by root and not writable by the user the server runs as.
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json main.ts ./
-COPY cli ./cli
-COPY control ./control
-COPY engine ./engine
-COPY shared ./shared
-# The dashboard control serves at /: its built files only.
-COPY --from=dashboard /app/dashboard/dist ./dashboard/dist
+COPY package.json ./
+# The processes and their worker threads (dist/main.js, dist/ricochet.js and what they load), and
+# the dashboard control serves at /.
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/dashboard/dist ./dashboard/dist
 # The data directory (embedded database, admin channel) and the default click and spool
 # directories, owned by the unprivileged `node` user of the base image. A new named volume
 # mounted on one of these starts with this owner.
@@ -84,5 +91,5 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
 
 # Node is PID 1: Effect's runtime handles SIGTERM itself (servers stop, in-flight requests are
 # answered, clicks are flushed), so no init process is needed.
-ENTRYPOINT ["node", "--import", "tsx"]
-CMD ["main.ts"]
+ENTRYPOINT ["node"]
+CMD ["dist/main.js"]

@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The processes the tests start run dist/: built again first when a source is newer.
+    globalSetup: ["test/support/freshBuild.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // Integration tests start real processes on their own ports and databases; the

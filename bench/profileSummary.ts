@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
+import { SourceMap } from "node:module"
+import { fileURLToPath } from "node:url"
 
 /**
  * Where a CPU profile's time went, over the window the server was under load:
@@ -7,12 +9,13 @@ import { readFileSync } from "node:fs"
  * The window is the span of the samples whose stack passes through a file matching url-pattern
  * (default `http/server.ts`, the engine's request handler), trimmed of its first and last 5%.
  * Prints self and inclusive time per function, in % of the window. "(idle)" includes the time
- * uWS.js spends in native code and the kernel outside JavaScript.
+ * uWS.js spends in native code and the kernel outside JavaScript. The processes run the build
+ * (dist/): each frame of a bundle is named after its source file and line, from the bundle's map.
  */
 
 interface Node {
   readonly id: number
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number }
   readonly children?: ReadonlyArray<number>
 }
 interface Profile {
@@ -29,7 +32,26 @@ if (file === undefined) {
 }
 const rows = Number(rowsArg ?? 30)
 const pattern = new RegExp(patternArg ?? "http/server\\.ts")
-const profile = JSON.parse(readFileSync(file, "utf8")) as Profile
+const maps = new Map<string, SourceMap | undefined>()
+const mapOf = (url: string): SourceMap | undefined => {
+  if (!maps.has(url)) {
+    const mapFile = url.startsWith("file:") ? `${fileURLToPath(url)}.map` : undefined
+    maps.set(url, mapFile !== undefined && existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, "utf8"))) : undefined)
+  }
+  return maps.get(url)
+}
+/** A frame of a bundle as the source it was built from (url and line), when the bundle has a map. */
+const fromSource = (node: Node): Node => {
+  const map = mapOf(node.callFrame.url)
+  const entry = map?.findEntry(node.callFrame.lineNumber, node.callFrame.columnNumber) as
+    | { originalSource?: string; originalLine?: number; originalColumn?: number }
+    | undefined
+  if (entry?.originalSource === undefined) return node
+  const url = new URL(entry.originalSource, node.callFrame.url).href
+  return { ...node, callFrame: { ...node.callFrame, url, lineNumber: entry.originalLine ?? 0, columnNumber: entry.originalColumn ?? 0 } }
+}
+const raw = JSON.parse(readFileSync(file, "utf8")) as Profile
+const profile: Profile = { ...raw, nodes: raw.nodes.map(fromSource) }
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]))
 const parent = new Map<number, number>()

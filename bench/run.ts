@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import postgres from "postgres"
+import { buildIfStale } from "../scripts/build.ts"
 import { loadTool, loadToolVersion, stopLoads } from "./lib/load.ts"
 import { ADMIN_DATABASE_URL, closeAllScopes } from "./lib/processes.ts"
 import { machine, type ScenarioResult, writeResult } from "./lib/result.ts"
@@ -61,6 +62,7 @@ const versions = async (): Promise<Record<string, string>> => ({
   "lru-cache": await packageVersion("lru-cache"),
   nats: await packageVersion("nats"),
   tsx: await packageVersion("tsx"),
+  esbuild: await packageVersion("esbuild"),
   "load generator": await loadToolVersion()
 })
 
@@ -120,6 +122,8 @@ const main = async () => {
   process.on("SIGINT", stop)
   process.on("SIGTERM", stop)
 
+  // The processes run dist/ (npm start does): built again first when a source changed since.
+  if (await buildIfStale()) console.log("bench: built dist/ (a source had changed since the last build)")
   const m = machine()
   const v = await versions()
   console.log(`Ricochet benchmarks: ${chosen.map((s) => s.name).join(", ")}`)

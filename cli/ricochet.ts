@@ -328,8 +328,8 @@ const main = async () => {
     if (config.natsUrl === undefined) {
       console.error("ricochet: NATS_URL is not set: this engine sees changes only when its cache entries expire (RICOCHET_CACHE_TTL_SECONDS)")
     }
-    const [{ Layer }, { runProcess }, { EngineLayer }, { ChangeBus, ChangeBusLayer }, { detachedBus }, { Configuration }, { readOnlyLayer }] = await Promise.all([
-      import("effect"),
+    const [Layer, { runProcess }, { EngineLayer }, { ChangeBus, ChangeBusLayer }, { detachedBus }, { Configuration }, { readOnlyLayer }] = await Promise.all([
+      import("effect/Layer"),
       import("../control/runProcess.ts"),
       import("../engine/EngineLayer.ts"),
       import("../shared/bus/ChangeBus.ts"),

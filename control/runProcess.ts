@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Exit, Layer } from "effect"
 import { installConsoleLogging, LoggingLayer } from "../shared/logging/installLogging.ts"
 import { startupFailureOf } from "../shared/startup/startupFailure.ts"

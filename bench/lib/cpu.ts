@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { readFile } from "node:fs/promises"
+import { readdir, readFile } from "node:fs/promises"
 
 /**
  * CPU time a process has used, all its threads and its main thread alone, from /proc (Linux;
@@ -47,3 +47,31 @@ export const cpuPerRequest = (before: CpuTime | null, after: CpuTime | null, req
       process: (after.processMicros - before.processMicros) / requests,
       mainThread: (after.mainThreadMicros - before.mainThreadMicros) / requests
     }
+
+/**
+ * CPU ms of a /proc stat line: utime + stime, and with `children` also cutime + cstime (what the
+ * children it has waited for used, theirs included).
+ */
+export const statMillis = (stat: string, children: boolean): number => {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number)
+  const ticks = fields[11] + fields[12] + (children ? fields[13] + fields[14] : 0)
+  return (ticks * 1000) / clockTicks()
+}
+
+/**
+ * CPU ms used so far by every process of a process group (npm, its shell, node and its threads,
+ * and the children they have waited for): what a start has cost, whatever else the machine ran
+ * meanwhile. null where there is no /proc.
+ */
+export const groupCpuMillis = async (pgid: number): Promise<number | null> => {
+  if (process.platform !== "linux") return null
+  let total = 0
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => undefined)
+    if (stat === undefined) continue
+    const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+    if (pgrp === pgid) total += statMillis(stat, true)
+  }
+  return total
+}

@@ -13,7 +13,7 @@ import {
   visit
 } from "../../test/support/processes.ts"
 
-export { ADMIN_DATABASE_URL, apiClient, eventually, freePort, removeDir, startControl, startEngineProcess, startNats, tempDir, visit } from "../../test/support/processes.ts"
+export { ADMIN_DATABASE_URL, apiClient, eventually, freePort, removeDir, ROOT, startControl, startEngineProcess, startNats, tempDir, visit } from "../../test/support/processes.ts"
 
 /** A desktop Chrome: classified as a person, so click capture runs for every request. */
 /**

@@ -1,9 +1,13 @@
 import { readdir, readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { createHash } from "node:crypto"
+import { runsBuilt } from "../../shared/build/modulePaths.ts"
 
-/** Where `vite build` (npm ci's prepare step) writes the dashboard. */
-export const DASHBOARD_DIST = path.resolve(import.meta.dirname, "../../dashboard/dist")
+/**
+ * Where `vite build` (npm ci's prepare step) writes the dashboard: dashboard/dist of the project,
+ * from this file's source (control/dashboard/) or from the bundle it is built into (dist/).
+ */
+export const DASHBOARD_DIST = path.resolve(import.meta.dirname, runsBuilt(import.meta.url) ? "../dashboard/dist" : "../../dashboard/dist")
 
 /** The content codings the build precompresses (dashboard/build/precompress.ts), best first. */
 export const ENCODINGS = [["br", ".br"], ["gzip", ".gz"]] as const

@@ -1,11 +1,13 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { existsSync } from "node:fs"
 import { mkdir, rm } from "node:fs/promises"
 import * as path from "node:path"
 import postgres from "postgres"
 import type { Sql } from "postgres"
 import { clientOptions } from "../../shared/db/client.ts"
 import { describeHolder, type LockHolder, lockDirectory } from "../../shared/startup/directoryLock.ts"
+import { embeddedTemplate } from "./embeddedTemplate.ts"
 
 /** Another process (a server, or the CLI opening it) holds the data directory. */
 export class DataDirectoryInUse extends Error {
@@ -49,7 +51,9 @@ const openLocked = async (dataDir: string, release: () => Promise<void>): Promis
   const runDir = path.join(dataDir, "run")
   await mkdir(pgDir, { recursive: true })
   await mkdir(runDir, { recursive: true })
-  const db = await PGlite.create({ dataDir: pgDir })
+  // A directory PGlite has not initialised yet has no PG_VERSION.
+  const template = existsSync(path.join(pgDir, "PG_VERSION")) ? undefined : await embeddedTemplate()
+  const db = await PGlite.create({ dataDir: pgDir, ...(template === undefined ? {} : { loadDataDir: template }) })
   // Unix socket paths are limited to ~107 bytes; a deep data directory falls back to loopback TCP.
   const socketPath = path.join(runDir, ".s.PGSQL.5432")
   const useSocket = Buffer.byteLength(socketPath) < 100

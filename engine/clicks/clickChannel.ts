@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads"
 import type { RawClick } from "../../shared/clicks/click.ts"
+import { workerEntry } from "../../shared/build/modulePaths.ts"
 import { type ClickCounts, type RawClickColumns, ToMain, type ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import { appendColumns, type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
@@ -160,7 +161,7 @@ export class ClickChannel implements ClickIntake {
   }
 
   private spawn(): void {
-    const worker = new Worker(new URL("./clickWriterEntry.mjs", import.meta.url), { workerData: this.options })
+    const worker = new Worker(workerEntry(import.meta.url, "clickWriter"), { workerData: this.options })
     this.worker = worker
     this.ready = false
     this.posted = 0

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads"
+import { workerEntry } from "../../shared/build/modulePaths.ts"
 import { FromHttpWorker, type SourceCall, type ToHttpWorker, type WorkerStats } from "../../shared/engine/httpWorkerMessages.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
@@ -153,7 +154,7 @@ export class HttpWorkers {
   private spawn(index: number, port: number): Promise<number> {
     const answered = new SharedArrayBuffer(4)
     const workerData: HttpWorkerOptions = { ...this.options.worker, port, answered, busState: this.options.busState() }
-    const worker = new Worker(new URL("./httpWorkerEntry.mjs", import.meta.url), { workerData })
+    const worker = new Worker(workerEntry(import.meta.url, "httpWorker"), { workerData })
     this.workers[index] = worker
     this.answeredSignals.set(worker, new Int32Array(answered))
     let listened = false

@@ -19,6 +19,7 @@ import {
   createTestDatabase,
   createWorkspace,
   eventually,
+  nodeArgsFor,
   removeDir,
   ROOT,
   runCli,
@@ -53,7 +54,7 @@ const open = async (viewport?: { width: number; height: number }) => {
 /** `ricochet user create`, the password piped in (the CLI reads it from stdin when piped). */
 const createUser = (workspaceId: string, email: string, password: string, role: "admin" | "member" = "admin") =>
   new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "cli/ricochet.ts"), "user", "create", "--email", email, "--workspace", workspaceId, "--role", role], {
+    const child = spawn(process.execPath, [...nodeArgsFor("cli/ricochet.ts"), "user", "create", "--email", email, "--workspace", workspaceId, "--role", role], {
       cwd: ROOT,
       env: { ...process.env, ...ctl.env },
       stdio: ["pipe", "pipe", "pipe"]

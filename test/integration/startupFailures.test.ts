@@ -7,6 +7,7 @@ import {
   ADMIN_DATABASE_URL,
   createTestDatabase,
   freePort,
+  nodeArgsFor,
   removeDir,
   ROOT,
   runCli,
@@ -56,7 +57,7 @@ describe("a start that cannot go on says why in one line", () => {
     // Node itself cannot be swapped here: the version it reports is, before anything loads.
     const preload = path.join(dir, "node22.mjs")
     await writeFile(preload, `Object.defineProperty(process.versions, "node", { value: "22.11.0" })\n`)
-    const child = spawn(process.execPath, ["--import", preload, "--import", "tsx", path.join(ROOT, "main.ts")], {
+    const child = spawn(process.execPath, ["--import", preload, ...nodeArgsFor("main.ts")], {
       cwd: ROOT,
       env: { ...process.env, RICOCHET_DATA_DIR: dir },
       stdio: ["ignore", "pipe", "pipe"]

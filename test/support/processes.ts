@@ -4,6 +4,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import postgres from "postgres"
+import { DIST, PROCESSES } from "../../scripts/build.ts"
 
 export const ROOT = path.resolve(import.meta.dirname, "../..")
 export const ADMIN_DATABASE_URL = process.env.RICOCHET_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -50,9 +51,22 @@ export interface RunningProcess {
 /** Extra Node flags for the processes started, for profiling (`BENCH_NODE_ARGS="--cpu-prof"`). */
 const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 
-/** Runs a TypeScript entry point of the project under Node with tsx, as `npm start` does. */
+/** What `npm start` and `npm run ricochet` run for each process's source: its build (scripts/build.ts). */
+const BUILT: ReadonlyMap<string, string> = new Map(PROCESSES.map(({ name, source }) => [source, path.join(DIST, `${name}.js`)]))
+
+/**
+ * Node's arguments for an entry point of the project, run as an operator runs it: a process
+ * (main.ts, cli/ricochet.ts) from its build in dist/, which vitest's global setup keeps up to date
+ * (test/support/freshBuild.ts); any other TypeScript file (a benchmark's helper) through tsx.
+ */
+export const nodeArgsFor = (entry: string): Array<string> => {
+  const built = BUILT.get(entry)
+  return built === undefined ? ["--import", "tsx", path.join(ROOT, entry)] : [built]
+}
+
+/** Runs an entry point of the project (`main.ts`, `cli/ricochet.ts`: their build, as `npm start` does). */
 export const runTs = (entry: string, args: ReadonlyArray<string>, env: Record<string, string | undefined>): RunningProcess => {
-  const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, "--import", "tsx", path.join(ROOT, entry), ...args], {
+  const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgsFor(entry), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
@@ -92,7 +106,7 @@ export const runCli = async (args: ReadonlyArray<string>, env: Record<string, st
 
 /** Runs the CLI to completion with `stdin` piped in (a password: the CLI reads it from a pipe). */
 export const runCliPiped = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>, stdin: string) => {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "cli/ricochet.ts"), ...args], {
+  const child = spawn(process.execPath, [...nodeArgsFor("cli/ricochet.ts"), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"]

@@ -5,6 +5,7 @@ import { parse } from "yaml"
 import { probesFor, roleOf as healthcheckRoleOf } from "../../cli/healthcheck.mjs"
 import { STOP_DEADLINE_MS } from "../../engine/http/stopping.ts"
 import { natsServer } from "../../shared/bus/natsServer.ts"
+import { PROCESSES } from "../../scripts/build.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../../shared/config.ts"
 import {
   type ComposeService,
@@ -73,9 +74,9 @@ const copySourcesOf = (stage: (typeof stages)[number]) => stage.instructions.fil
 const ricochetServices = services.filter(([, service]) => service.build !== undefined)
 const roleOf = (service: ComposeService): "control" | "engine" | "all" => {
   const command = commandOf(service)
-  if (command.includes("cli/ricochet.ts") && command.at(-1) === "control") return "control"
-  if (command.includes("cli/ricochet.ts") && command.at(-1) === "engine") return "engine"
-  if (command.length === 0 || command.includes("main.ts")) return "all"
+  if (command.includes("dist/ricochet.js") && command.at(-1) === "control") return "control"
+  if (command.includes("dist/ricochet.js") && command.at(-1) === "engine") return "engine"
+  if (command.length === 0 || command.includes("dist/main.js")) return "all"
   throw new Error(`a service of the image runs ${command.join(" ")}`)
 }
 const controls = ricochetServices.filter(([, s]) => roleOf(s) === "control")
@@ -118,9 +119,10 @@ describe("compose.yaml", () => {
     expect(engines).toHaveLength(2)
   })
 
-  it("runs the image's entry points, which exist", () => {
+  it("runs the image's entry points, which the build makes", () => {
+    const built = new Set(PROCESSES.map(({ name }) => `dist/${name}.js`))
     for (const [, service] of ricochetServices) {
-      for (const arg of commandOf(service).filter((a) => a.endsWith(".ts"))) expect(existsSync(path.join(root, arg)), arg).toBe(true)
+      for (const arg of commandOf(service).filter((a) => /\.[cm]?[jt]s$/.test(a))) expect(built.has(arg), arg).toBe(true)
     }
   })
 
@@ -327,12 +329,24 @@ describe("Dockerfile", () => {
     expect(instructionsOf("USER").at(-1)?.args).toBe("node")
   })
 
-  it("starts npm start's process by default, with tsx", () => {
+  it("starts npm start's process by default, from the build, without tsx", () => {
     const entrypoint = execForm(instructionsOf("ENTRYPOINT").at(-1)!.args)
     const command = execForm(instructionsOf("CMD").at(-1)!.args)
-    expect(entrypoint).toEqual(["node", "--import", "tsx"])
-    expect(`tsx ${command.join(" ")}`).toBe(JSON.parse(read("package.json")).scripts.start)
-    expect(JSON.parse(read("package.json")).dependencies.tsx).toBeDefined()
+    expect(entrypoint).toEqual(["node"])
+    expect(`node ${command.join(" ")}`).toBe(JSON.parse(read("package.json")).scripts.start)
+    // The image installs production packages only: the build runs without tsx.
+    expect(JSON.parse(read("package.json")).dependencies.tsx).toBeUndefined()
+  })
+
+  it("copies in the build made by a stage that built it as npm ci does: patched packages, then the build", () => {
+    const copies = instructionsOf("COPY").map((i) => i.args.split(/\s+/))
+    const fromStage = (target: string) => copies.find((words) => words.at(-1) === target && words.some((w) => w.startsWith("--from=")))
+    const distCopy = fromStage("./dist")
+    expect(distCopy).toBeDefined()
+    const builder = stages.find((stage) => stage.name === distCopy!.find((w) => w.startsWith("--from="))!.slice("--from=".length))!
+    const runs = builder.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args).join(" && ")
+    expect(runs.indexOf("node patches/apply.mjs")).toBeGreaterThan(-1)
+    expect(runs.indexOf("scripts/build.ts")).toBeGreaterThan(runs.indexOf("node patches/apply.mjs"))
   })
 
   it("copies sources that exist and that .dockerignore lets through, and keeps the rest out", () => {

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads"
+import { workerEntry } from "../../../shared/build/modulePaths.ts"
 import { FromQrWorker, type QrRenderOptions, type RenderedQr, type ToQrWorker } from "../../../shared/qr/qrWorkerMessages.ts"
 import { receiver } from "../../../shared/messages/receiver.ts"
 import { FairQueue } from "./fairQueue.ts"
@@ -66,7 +67,7 @@ const WAIT_TIMEOUT_MS = 30_000
 /** A thread that died is replaced after this; one that died before it was ready, after longer (it would likely fail again). */
 const RESTART_MS = 1_000
 const RESTART_UNREADY_MS = 10_000
-const ENTRY = new URL("./qrWorkerEntry.mjs", import.meta.url)
+const ENTRY = workerEntry(import.meta.url, "qrWorker")
 
 /** What the render threads send, decoded before it is trusted. */
 const receiveFromThread = receiver("QR render thread (to the main thread)", FromQrWorker)
