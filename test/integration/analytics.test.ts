@@ -313,7 +313,7 @@ describe("GET /v1/analytics over clicks sent through the engine (embedded npm st
       return now.clicks.people + now.clicks.agent === total && now.clicks.bot === bots && now.sink.rolled === total
     }, 15_000, 100)
     const settled = await status()
-    expect(settled.sink).toEqual({ acknowledged: total, rolled: total, pending: 0 })
+    expect(settled.sink).toEqual({ acknowledged: total, rolled: total, pending: 0, unrolled: 0 })
   }, 120_000)
 
   afterAll(async () => {

@@ -9,16 +9,36 @@ import { DIST, PROCESSES } from "../../scripts/build.ts"
 export const ROOT = path.resolve(import.meta.dirname, "../..")
 export const ADMIN_DATABASE_URL = process.env.RICOCHET_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
-/** A free loopback port (released before the process under test binds it). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
+/**
+ * A free loopback port (released before the process under test binds it). Ports come from a
+ * range of this test worker's own, below the kernel's ephemeral range (32768 and up), and are
+ * never handed out twice by one worker: a port the kernel gives out for `listen(0)` can be handed
+ * to the other worker, or to an outgoing connection, before the process under test binds it.
+ */
+const PORTS_PER_WORKER = 5_000
+const portRange = (() => {
+  const worker = Math.max(0, Number(process.env.VITEST_POOL_ID ?? "1") - 1) % 2
+  const first = 21_000 + worker * PORTS_PER_WORKER
+  return { first, last: first + PORTS_PER_WORKER - 1 }
+})()
+const handedOut = new Set<number>()
+
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
+
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = portRange.first + Math.floor(Math.random() * (portRange.last - portRange.first + 1))
+    if (handedOut.has(port)) continue
+    handedOut.add(port)
+    if (await bindable(port)) return port
+  }
+  throw new Error(`no free port in ${portRange.first}-${portRange.last}`)
+}
 
 export const tempDir = (prefix = "ricochet-test-") => mkdtemp(path.join(tmpdir(), prefix))
 
