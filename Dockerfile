@@ -69,6 +69,8 @@ COPY package.json ./
 # the dashboard control serves at /.
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/dashboard/dist ./dashboard/dist
+# The health check below: plain JavaScript that needs nothing built.
+COPY cli/healthcheck.mjs ./cli/healthcheck.mjs
 # The data directory (embedded database, admin channel) and the default click and spool
 # directories, owned by the unprivileged `node` user of the base image. A new named volume
 # mounted on one of these starts with this owner.

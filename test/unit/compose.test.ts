@@ -307,7 +307,7 @@ describe("Dockerfile", () => {
     const check = imageHealthcheck()
     expect(execForm(check.command)).toEqual(["node", "cli/healthcheck.mjs"])
     expect(existsSync(path.join(root, "cli/healthcheck.mjs"))).toBe(true)
-    expect(copySourcesOf(finalStage)).toContain("cli")
+    expect(copySourcesOf(finalStage)).toContain("cli/healthcheck.mjs")
     // Past the start (migrations, a cold embedded database) before failures count.
     expect(check.options["--start-period"]).toBeDefined()
     // The default command is npm start's process: control and engine.
