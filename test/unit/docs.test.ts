@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest"
 
 /**
  * The documents a newcomer reads: the README stays short and leads everywhere through its table
- * of contents, and no relative link in the README, docs/ or bench/README.md points at a file or
- * heading that is not there. The npm commands they tell people to type exist.
+ * of contents, its Layout names the folders there are, and no relative link in the README,
+ * docs/ or bench/README.md points at a file or heading that is not there. The npm commands they
+ * tell people to type exist, and bench/README.md has figures for every scenario with results.
  */
 
 const root = path.resolve(import.meta.dirname, "../..")
@@ -58,6 +59,42 @@ const linksOf = (markdown: string): Array<string> =>
 
 const isExternal = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target)
 
+/** The body of a `## ` section, up to the next one. */
+const sectionOf = (markdown: string, heading: string): string => {
+  const start = markdown.indexOf(`\n## ${heading}\n`)
+  if (start < 0) throw new Error(`no '## ${heading}' section`)
+  const end = markdown.indexOf("\n## ", start + 1)
+  return markdown.slice(start, end < 0 ? undefined : end)
+}
+
+/**
+ * The paths the README's Layout block names: a line's first column (up to two spaces), words
+ * ending in `/` or naming a file; an indented line's paths are under the last top-level folder,
+ * and lines indented further continue a description.
+ */
+const layoutPaths = (layout: string): Array<string> => {
+  const block = /```\n([\s\S]*?)```/.exec(layout)
+  if (block === null) throw new Error("the Layout section has no code block")
+  const paths: Array<string> = []
+  let parent = ""
+  for (const line of block[1].split("\n")) {
+    const indent = /^ */.exec(line)![0].length
+    if (line.trim() === "" || indent > 2) continue
+    const column = line.trim().split(/ {2,}/)[0]
+    const words = column.split(" ").filter((word) => word.endsWith("/") || /\.[a-z]+$/.test(word))
+    if (indent === 0) parent = words.length === 1 && words[0].endsWith("/") ? words[0] : ""
+    paths.push(...words.map((word) => (indent === 0 ? word : parent + word)))
+  }
+  return paths
+}
+
+/** Folders a layout must describe: the tracked ones at the top, and those of control/ and engine/. */
+const IGNORED = new Set(["node_modules", "data"])
+const foldersUnder = (dir: string): Array<string> =>
+  readdirSync(path.join(root, dir), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith(".") && !IGNORED.has(entry.name))
+    .map((entry) => `${dir === "" ? "" : `${dir}/`}${entry.name}/`)
+
 describe("README.md", () => {
   const readme = read("README.md")
 
@@ -80,6 +117,27 @@ describe("README.md", () => {
     const test = readme.slice(readme.indexOf("\n## Test\n"), readme.indexOf("\n## ", readme.indexOf("\n## Test\n") + 1))
     expect(test).toMatch(/^npm test\b/m)
     expect(test).toMatch(/^npm run test:faults\b/m)
+  })
+
+  it("describes the tree as it is: every path its Layout names exists, and it names every folder of the top, control/ and engine/", () => {
+    const named = layoutPaths(sectionOf(readme, "Layout"))
+    expect(named.length).toBeGreaterThan(20)
+    expect(named.filter((name) => !existsSync(path.join(root, name)))).toEqual([])
+    const folders = [...foldersUnder(""), ...foldersUnder("control"), ...foldersUnder("engine")]
+    expect(folders.filter((folder) => !named.includes(folder))).toEqual([])
+  })
+})
+
+describe("bench/README.md", () => {
+  const bench = read("bench/README.md")
+  const scenarios = readdirSync(path.join(root, "bench/scenarios")).filter((name) => name.endsWith(".ts")).map((name) => name.slice(0, -3))
+  const rowsOf = (section: string) => [...sectionOf(bench, section).matchAll(/^\| `([a-z-]+)`/gm)].map((m) => m[1])
+
+  it("describes every scenario, and has current figures for every one with results", () => {
+    expect(scenarios.length).toBeGreaterThan(5)
+    expect(rowsOf("Scenarios").sort()).toEqual([...scenarios].sort())
+    const results = readdirSync(path.join(root, "bench/results")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5))
+    expect(rowsOf("Current figures").sort()).toEqual([...results].sort())
   })
 })
 
