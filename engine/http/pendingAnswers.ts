@@ -33,7 +33,7 @@ export class PendingAnswers {
    * meanwhile waits in the socket's buffer and is answered after this one, in order. Requests
    * that came in the same read as this one are beyond reach (uWS parses a whole read in one go);
    * that is why an HTTP worker answers a cache miss before its handler returns where it can
-   * (LinkCache.loadLinkNow), and only what it cannot comes here. Whatever this request loaded
+   * (engine/cache/blockingMiss.ts), and only what it cannot comes here. Whatever this request loaded
    * stays in the cache, so a client that sends them again, as RFC 9112 9.3.2 asks of pipelining
    * clients when a connection closes, gets them answered synchronously. (An answer that needs no
    * I/O, such as a last known answer while the database fails, settles in the microtasks uWS.js

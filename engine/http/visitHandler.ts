@@ -1,5 +1,6 @@
 import type uWS from "uWebSockets.js"
 import { SLUG_PATTERN as SLUG } from "../../shared/links/slug.ts"
+import { loadNow } from "../cache/blockingMiss.ts"
 import { type LinkCache, MISSING } from "../cache/linkCache.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { CompiledDomain, CompiledLink } from "../links/compile.ts"
@@ -93,21 +94,14 @@ export const makeVisitHandler = (deps: VisitDeps) => {
   }
 
   /**
-   * A miss answered before the handler returns (an HTTP worker blocks for the main thread's
-   * query), so that requests pipelined behind it in the same read are answered too: uWS.js closes
-   * a connection that has more to parse while an answer is pending (engine/http/pendingAnswers.ts).
-   * False when the cache cannot answer now: then it is answered later.
+   * A miss answered before the handler returns, so that requests pipelined behind it in the same
+   * read are answered too (engine/cache/blockingMiss.ts). False when the cache cannot answer now:
+   * then it is answered later.
    */
-  const answerNow = (res: uWS.HttpResponse, incoming: Incoming, cached: CompiledDomain | typeof MISSING | undefined, cachedLink: CompiledLink | typeof MISSING | null | undefined): boolean => {
-    const domain = cached ?? cache.loadDomainNow(incoming.host)
-    if (domain === undefined) return false
-    let link = cachedLink
-    if (link === undefined && domain !== MISSING && domain.serving) {
-      link = cache.mayExist(incoming.host, incoming.slug) === false ? MISSING : cache.loadLinkNow(incoming.host, incoming.slug)
-      if (link === undefined) return false
-    }
-    // Undefined only for a domain that serves nothing, which answers 404 whatever the link.
-    serve(res, incoming, domain, link === undefined ? MISSING : link)
+  const answerNow = (res: uWS.HttpResponse, incoming: Incoming, domain: CompiledDomain | typeof MISSING | undefined, link: CompiledLink | typeof MISSING | null | undefined): boolean => {
+    const loaded = loadNow(cache, incoming.host, incoming.slug, domain, link)
+    if (loaded === undefined) return false
+    serve(res, incoming, loaded.domain, loaded.link)
     return true
   }
 
