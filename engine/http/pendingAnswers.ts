@@ -1,6 +1,6 @@
 import type uWS from "uWebSockets.js"
 import { SourceUnavailable } from "../cache/sourceGuard.ts"
-import { answerFailure, arrivalOfThisRequest, requestArrived } from "./respond.ts"
+import type { Responder } from "./respond.ts"
 
 export type Respond = (res: uWS.HttpResponse) => void
 
@@ -11,6 +11,8 @@ export type Respond = (res: uWS.HttpResponse) => void
 export class PendingAnswers {
   private inflight = 0
   private settledCount = 0
+
+  constructor(private readonly responder: Responder) {}
 
   /** Answers under way. */
   get size(): number {
@@ -43,7 +45,7 @@ export class PendingAnswers {
   later(res: uWS.HttpResponse, head: boolean, work: () => Promise<void | Respond>, paused = true) {
     let aborted = false
     // This request's arrival, for its latency once answered (other requests arrive meanwhile).
-    const arrived = arrivalOfThisRequest()
+    const arrived = this.responder.arrival
     this.inflight++
     res.onAborted(() => {
       aborted = true
@@ -54,7 +56,7 @@ export class PendingAnswers {
         if (!aborted && respond) {
           res.cork(() => {
             res.resume()
-            requestArrived(arrived)
+            this.responder.arrived(arrived)
             respond(res)
           })
         }
@@ -64,8 +66,8 @@ export class PendingAnswers {
         const unavailable = error instanceof SourceUnavailable
         if (!unavailable) console.error("engine request failed", error)
         if (!aborted) {
-          requestArrived(arrived)
-          answerFailure(res, head, unavailable ? 503 : 500)
+          this.responder.arrived(arrived)
+          this.responder.failure(res, head, unavailable ? 503 : 500)
         }
       })
       .finally(() => {
