@@ -101,7 +101,9 @@ export const deriveClick = (raw: RawClick, geo: GeoLookup, secret: string): Clic
  * sooner when `batchSize` clicks are waiting. The engine runs it in the click writer thread.
  * A batch the sink refuses (its buffer for a refusing disk is full, or it is closing) is counted
  * in `dropped`, and the log says so once per episode: when dropping starts, and when the sink
- * takes clicks again.
+ * has taken clicks for `recoveredAfterMs` without refusing one. While a full buffer drains, the
+ * sink takes one batch and refuses the next for a while; without that wait each of those turns
+ * would be an episode of its own, two log lines each.
  */
 export class ClickCollector {
   private pending: Array<RawClick> = []
@@ -114,13 +116,18 @@ export class ClickCollector {
   dropped = 0
   /** Clicks dropped in the current episode (since the first refusal after an acknowledgement). */
   private droppingSince: { readonly dropped: number; readonly at: number } | undefined
+  /** When the sink last refused a batch, and whether it has taken one since. */
+  private lastRefusalAt = 0
+  private takenSinceRefusal = false
+  private recovery: NodeJS.Timeout | undefined
 
   constructor(
     private readonly sink: ClickSink,
     private readonly geo: GeoLookup,
     private readonly secret: string,
     private readonly intervalMs = 50,
-    private readonly batchSize = 256
+    private readonly batchSize = 256,
+    private readonly recoveredAfterMs = 1_000
   ) {}
 
   add(click: RawClick): void {
@@ -157,14 +164,33 @@ export class ClickCollector {
 
   private written(): void {
     if (this.droppingSince === undefined) return
+    this.takenSinceRefusal = true
+    const quietFor = Date.now() - this.lastRefusalAt
+    if (quietFor >= this.recoveredAfterMs) this.recovered()
+    else if (this.recovery === undefined) {
+      this.recovery = setTimeout(() => {
+        this.recovery = undefined
+        if (this.takenSinceRefusal && Date.now() - this.lastRefusalAt >= this.recoveredAfterMs) this.recovered()
+      }, this.recoveredAfterMs - quietFor)
+      this.recovery.unref()
+    }
+  }
+
+  /** Ends the episode: the sink takes clicks again. */
+  private recovered(): void {
+    if (this.droppingSince === undefined) return
+    if (this.recovery !== undefined) clearTimeout(this.recovery)
+    this.recovery = undefined
     const seconds = ((Date.now() - this.droppingSince.at) / 1000).toFixed(1)
     console.error(`clicks are being written again: ${this.dropped - this.droppingSince.dropped} dropped in ${seconds} s (see clicksDropped)`)
     this.droppingSince = undefined
   }
 
   private refused(clicks: number, error: unknown): void {
+    this.lastRefusalAt = Date.now()
+    this.takenSinceRefusal = false
     if (this.droppingSince === undefined) {
-      this.droppingSince = { dropped: this.dropped, at: Date.now() }
+      this.droppingSince = { dropped: this.dropped, at: this.lastRefusalAt }
       console.error(`clicks dropped: ${error instanceof Error ? error.message : String(error)}; counting them in clicksDropped until the spool takes clicks again`)
     }
     this.dropped += clicks
@@ -187,5 +213,8 @@ export class ClickCollector {
     this.handOver()
     await this.sink.close()
     await this.settled()
+    // Stopping ends the episode: its line is not left unsaid when the sink took clicks at the last.
+    if (this.takenSinceRefusal) this.recovered()
+    if (this.recovery !== undefined) clearTimeout(this.recovery)
   }
 }

@@ -311,7 +311,8 @@ describe("ClickCollector", () => {
       flush: async () => {},
       close: async () => {}
     }
-    const collector = new ClickCollector(scripted, mmdb, SECRET, 60_000)
+    // Episodes end as soon as a batch is taken (no quiet time asked for).
+    const collector = new ClickCollector(scripted, mmdb, SECRET, 60_000, 256, 0)
     const batches: ReadonlyArray<ReadonlyArray<Partial<RawClick>>> = [
       [{ slug: "a" }, { slug: "b" }],
       [{ slug: "c" }, { userAgent: UA.googlebot }],
@@ -330,6 +331,55 @@ describe("ClickCollector", () => {
     const lines = error.mock.calls.map(([message]) => String(message))
     expect(lines.filter((line) => line.startsWith("clicks dropped: click spool buffer is full"))).toHaveLength(2)
     expect(lines.filter((line) => line.startsWith("clicks are being written again: 3 dropped"))).toHaveLength(2)
+  })
+
+  it("a buffer that drains while clicks keep coming (taken, refused, taken…) is one episode, ended after a quiet second", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] })
+    try {
+      const error = vi.spyOn(console, "error").mockImplementation(() => {})
+      const script = ["refuse", "take", "refuse", "take", "refuse", "take", "take"]
+      const scripted: ClickSink = {
+        write: async () => {
+          if (script.shift() === "refuse") throw new Error("click spool buffer is full")
+        },
+        flush: async () => {},
+        close: async () => {}
+      }
+      const collector = new ClickCollector(scripted, mmdb, SECRET, 60_000, 256, 1_000)
+      const lines = () => error.mock.calls.map(([message]) => String(message))
+      for (let turn = 0; turn < 6; turn++) {
+        collector.add(raw({ slug: `s${turn}` }))
+        await collector.flush()
+        await vi.advanceTimersByTimeAsync(200)
+      }
+      expect(lines().filter((line) => line.startsWith("clicks dropped"))).toHaveLength(1)
+      expect(lines().filter((line) => line.startsWith("clicks are being written again"))).toHaveLength(0)
+      // A second with nothing refused after the last batch was taken ends the episode.
+      await vi.advanceTimersByTimeAsync(1_000)
+      expect(lines().filter((line) => line.startsWith("clicks are being written again: 3 dropped"))).toHaveLength(1)
+      expect(collector.dropped).toBe(3)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it("stopping after the sink took clicks again says the episode ended, once", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {})
+    const script = ["refuse", "take"]
+    const scripted: ClickSink = {
+      write: async () => {
+        if (script.shift() === "refuse") throw new Error("click spool buffer is full")
+      },
+      flush: async () => {},
+      close: async () => {}
+    }
+    const collector = new ClickCollector(scripted, mmdb, SECRET, 60_000, 256, 60_000)
+    collector.add(raw({ slug: "a" }))
+    await collector.flush()
+    collector.add(raw({ slug: "b" }))
+    await collector.close()
+    const lines = error.mock.calls.map(([message]) => String(message))
+    expect(lines.filter((line) => line.startsWith("clicks are being written again: 1 dropped"))).toHaveLength(1)
   })
 
   it("close() hands over what is collected, closes the sink, and counts what the closing sink refused", async () => {
