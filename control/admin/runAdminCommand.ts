@@ -1,7 +1,7 @@
 import { Data, Effect } from "effect"
 import type { AdminCommand } from "../../shared/admin/commands.ts"
 import { Database, type DatabaseError } from "../../shared/db/Database.ts"
-import type { ServiceUnavailable } from "../api/errors.ts"
+import type { ServiceUnavailable } from "../kernel/errors.ts"
 import { query } from "../db/sql.ts"
 import { listKeys, revokeKey } from "../keys/keys.ts"
 import { checkPlan, createUser, listUsers, listWorkspaces, resetPassword, setPlan, workspaceExists } from "../people/users.ts"

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { CountsAsAnalytics } from "../api/Admission.ts"
-import { input, RequestChecks } from "../api/RequestChecks.ts"
+import { CountsAsAnalytics } from "../kernel/Admission.ts"
+import { input, RequestChecks } from "../kernel/RequestChecks.ts"
 import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../links/errors.ts"
 import { AnalyticsQuery, AnalyticsResponse, DashboardAnswer, DashboardQuery } from "./schema.ts"
 

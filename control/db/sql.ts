@@ -2,7 +2,7 @@ import { Effect, Exit, Predicate } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
-import { ServiceUnavailable } from "../api/errors.ts"
+import { ServiceUnavailable } from "../kernel/errors.ts"
 import { observeDatabaseCall } from "../ops/metrics.ts"
 import { afterDatabaseCall } from "../outbox/signal.ts"
 

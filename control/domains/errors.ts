@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: no domain with that id in the workspace. */
 export class DomainNotFound extends ApiError<DomainNotFound>()("DomainNotFound", {

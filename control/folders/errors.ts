@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: no folder with that id in the workspace. */
 export class FolderNotFound extends ApiError<FolderNotFound>()("FolderNotFound", {

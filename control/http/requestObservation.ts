@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { clientAddress } from "../api/AdmissionLayer.ts"
+import { clientAddress } from "./AdmissionLayer.ts"
 import { countApiRequest } from "../ops/metrics.ts"
 import { makeRouteOf } from "../ops/routeOf.ts"
-import { API_ROUTES } from "./apiRoutes.ts"
+import { API_ROUTES } from "../ops/apiRoutes.ts"
 import { type RequestLogLine, type RequestLogSettings, requestLogLines } from "./requestLog.ts"
 
 /** An incoming X-Request-Id is kept when it is a plain token (a proxy's or the client's); anything else is replaced. */

@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: no live key with that id in the workspace (revoked keys are gone). */
 export class KeyNotFound extends ApiError<KeyNotFound>()("KeyNotFound", {

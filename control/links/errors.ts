@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: no link with that id (or domain and slug) in the workspace. */
 export class LinkNotFound extends ApiError<LinkNotFound>()("LinkNotFound", {

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { DEVICES, LinkRecord, REDIRECT_TYPES } from "../../shared/links/linkRecord.ts"
 import { SLUG_PATTERN } from "../../shared/links/slug.ts"
-import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
+import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../kernel/fields.ts"
 import { Tag } from "../tags/schema.ts"
 
 /** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (docs/decisions.md#identifiers-and-slugs). */

@@ -1,4 +1,4 @@
-import { ApiError, type FieldIssue, invalidRequestMessage } from "../api/errors.ts"
+import { ApiError, type FieldIssue, invalidRequestMessage } from "../kernel/errors.ts"
 
 /** 404: nobody with that user id is a member of this workspace. */
 export class MemberNotFound extends ApiError<MemberNotFound>()("MemberNotFound", {

@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import { ApiError, type FieldIssue, invalidRequestMessage } from "../api/errors.ts"
+import { ApiError, type FieldIssue, invalidRequestMessage } from "../kernel/errors.ts"
 
 /** Refusals of the people commands (CLI, first start); each message is what the CLI prints. */
 export class EmailInvalid extends Data.TaggedError("EmailInvalid")<{ readonly message: string }> {}

@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: the user is not a member of that workspace (or it does not exist: the same answer). */
 export class NotAMember extends ApiError<NotAMember>()("NotAMember", {

@@ -5,9 +5,10 @@ import { type DomainRecordRow as DomainRow, toDomainRecord } from "../../shared/
 import { run, transaction } from "../db/sql.ts"
 import { insertKey } from "../keys/keys.ts"
 import { writeEvents } from "../outbox/outbox.ts"
-import { checkRole, createUserOn, requireWorkspace, type Role } from "../people/users.ts"
-import type { Plan } from "../plans/plans.ts"
-import { WorkspaceNameInvalid } from "./errors.ts"
+import type { Role } from "../kernel/Principal.ts"
+import { checkRole, createUserOn, requireWorkspace } from "../people/users.ts"
+import type { Plan } from "../kernel/plans.ts"
+import { WorkspaceNameInvalid } from "../kernel/workspaceRefusals.ts"
 
 export type { Role }
 

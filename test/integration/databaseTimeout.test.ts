@@ -1,6 +1,6 @@
 import { Effect, Exit, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { ServiceUnavailable } from "../../control/api/errors.ts"
+import { ServiceUnavailable } from "../../control/kernel/errors.ts"
 import { query } from "../../control/db/sql.ts"
 import { embeddedLayer, postgresLayer } from "../../control/db/layers.ts"
 import { createTestDatabase, removeDir, tempDir } from "../support/processes.ts"

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import {
   BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, Unauthorized,
   unknownReference, ValidationFailed
-} from "../../control/api/errors.ts"
+} from "../../control/kernel/errors.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "../../control/domains/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, LinkUnknown, SlugTaken, SlugUnknown, TagUnknown } from "../../control/links/errors.ts"

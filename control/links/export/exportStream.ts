@@ -1,5 +1,5 @@
 import { Effect, Option, Stream } from "effect"
-import type { ServiceUnavailable } from "../../api/errors.ts"
+import type { ServiceUnavailable } from "../../kernel/errors.ts"
 import type { Link } from "../schema.ts"
 import { csvLine } from "./csv.ts"
 import { EXPORT_COLUMNS, exportCells } from "./columns.ts"

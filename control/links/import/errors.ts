@@ -1,4 +1,4 @@
-import { ApiError, LimitReached } from "../../api/errors.ts"
+import { ApiError, LimitReached } from "../../kernel/errors.ts"
 import { MAX_UNFINISHED_IMPORTS } from "./schema.ts"
 
 /** 404: no import job with that id in the workspace. */

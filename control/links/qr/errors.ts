@@ -1,4 +1,4 @@
-import { ApiError } from "../../api/errors.ts"
+import { ApiError } from "../../kernel/errors.ts"
 
 /** Seconds a client is asked to wait before asking again for a code the renderer had no room for. */
 export const QR_RETRY_AFTER_SECONDS = 2
