@@ -1,7 +1,7 @@
 import { Data, Effect } from "effect"
 import type { AdminCommand } from "../../shared/admin/commands.ts"
 import { Database, type DatabaseError } from "../../shared/db/Database.ts"
-import type { ServiceUnavailable } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query } from "../db/sql.ts"
 import { listKeys, revokeKey } from "../keys/keys.ts"
 import { checkPlan, createUser, listUsers, listWorkspaces, resetPassword, setPlan, workspaceExists } from "../people/users.ts"
@@ -17,9 +17,9 @@ export interface AdminRefusal {
 }
 
 /** The database could not be reached: said in words, as every other refusal. */
-const unavailable = <A, R>(effect: Effect.Effect<A, AdminRefusal | ServiceUnavailable, R>): Effect.Effect<A, AdminRefusal, R> =>
-  Effect.catchIf(effect, (error): error is ServiceUnavailable => error._tag === "ServiceUnavailable", (error) =>
-    Effect.fail({ _tag: "DatabaseUnavailable", message: `The database is unavailable: ${error.message}` }))
+const unavailable = <A, R>(effect: Effect.Effect<A, AdminRefusal | DatabaseUnavailable, R>): Effect.Effect<A, AdminRefusal, R> =>
+  Effect.catchIf(effect, (error): error is DatabaseUnavailable => error._tag === "DatabaseUnavailable", (error) =>
+    Effect.fail({ _tag: error._tag, message: `${error.message}; retry in a moment` }))
 
 /**
  * Runs one provisioning command (from the admin channel, or from the CLI when it owns the
@@ -55,7 +55,7 @@ export const runAdminCommand = (shortDomain: string, command: AdminCommand) => {
     }
   })()
   // A DatabaseError left by a statement is a defect, as in the API (see control/db/sql.ts).
-  return unavailable(Effect.catchTag(outcome as Effect.Effect<unknown, AdminRefusal | ServiceUnavailable | DatabaseError, Database>, "DatabaseError", Effect.die))
+  return unavailable(Effect.catchTag(outcome as Effect.Effect<unknown, AdminRefusal | DatabaseUnavailable | DatabaseError, Database>, "DatabaseError", Effect.die))
 }
 
 /** For the callers outside Effect (the CLI, the admin channel): a database with no deadline of its own. */

@@ -2,7 +2,7 @@ import { Effect, Exit, Predicate } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
-import { ServiceUnavailable } from "../kernel/errors.ts"
+import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { observeDatabaseCall } from "../ops/metrics.ts"
 import { afterDatabaseCall } from "../outbox/signal.ts"
 
@@ -10,7 +10,7 @@ import { afterDatabaseCall } from "../outbox/signal.ts"
  * Database work as Effects. Repositories write SQL with the `postgres` client and run each
  * statement with `run`; a repository operation is `query` (one call on the pool) or `transaction`.
  * A database that cannot be reached or does not answer within RICOCHET_DB_TIMEOUT_SECONDS is a
- * ServiceUnavailable (503); any other failure of a statement that the repository did not handle
+ * DatabaseUnavailable (503); any other failure of a statement that the repository did not handle
  * (as it handles a unique violation it expects) is unexpected: a defect, logged and answered 500.
  */
 
@@ -18,13 +18,13 @@ import { afterDatabaseCall } from "../outbox/signal.ts"
 let unavailableSince: number | undefined
 let answeredUnavailable = 0
 
-const unavailable = (cause: unknown): ServiceUnavailable => {
+const unavailable = (cause: unknown): DatabaseUnavailable => {
   answeredUnavailable++
   if (unavailableSince === undefined) {
     unavailableSince = Date.now()
     console.warn(`database unavailable, answering 503: ${cause instanceof Error ? cause.message : String(cause)} (logged again once it answers)`)
   }
-  return ServiceUnavailable.database()
+  return DatabaseUnavailable.now()
 }
 
 const answered = <A>(value: A): A => {
@@ -37,7 +37,7 @@ const answered = <A>(value: A): A => {
 }
 
 /** One call of the `postgres` client (or of another store: DuckDB, DNS and a row update). */
-export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable | DatabaseError> =>
+export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable | DatabaseError> =>
   Effect.tryPromise({
     try: () => Promise.resolve(call()).then(answered),
     catch: (cause) => (isDatabaseUnavailable(cause) ? unavailable(cause) : new DatabaseError({ cause }))
@@ -68,11 +68,11 @@ const withDeadline = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       }))
 
 /** Work on the pool outside a transaction, its calls made with `run`, within the deadline. */
-export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, Database> =>
+export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) => withDeadline(settle(work(sql))))
 
 /** One call on the pool, within the deadline. */
-export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable, Database> =>
+export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable, Database> =>
   observeDatabaseCall(onPool((sql) => run(() => call(sql))))
 
 /** A unique violation of the statement(s) is `onTaken` (a name or slug already used). */
@@ -84,7 +84,7 @@ export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.
   )
 
 /** Work that is not bounded by the database deadline (a DNS check, a DuckDB query): failures as `query`'s. */
-export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable> => settle(run(call))
+export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable> => settle(run(call))
 
 /**
  * Runs `body` inside `open` (postgres.js's begin or savepoint). This is the one place an Effect
@@ -94,7 +94,7 @@ export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, Service
 const inside = <A, E, R>(
   open: (callback: (tx: TransactionSql) => Promise<never>) => PromiseLike<unknown>,
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> =>
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R> =>
   Effect.flatMap(Effect.context<R>(), (context) =>
     Effect.suspend(() => {
       let failed: Exit.Failure<never, E> | undefined
@@ -105,14 +105,14 @@ const inside = <A, E, R>(
           failed = exit as Exit.Failure<never, E>
           throw new Error("rolled back")
         })
-      ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
-        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>
+      ).pipe(Effect.catch((error): Effect.Effect<never, E | DatabaseUnavailable | DatabaseError> =>
+        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | DatabaseUnavailable | DatabaseError>
     }))
 
 /** Runs `body` in one transaction, within the deadline (see `inside`). */
 export const transaction = <A, E, R>(
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, R | Database> =>
+): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, R | Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) =>
     observeDatabaseCall(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
 
@@ -124,4 +124,4 @@ export const transaction = <A, E, R>(
 export const savepoint = <A, E, R>(
   tx: TransactionSql,
   body: (sp: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> => inside((callback) => tx.savepoint(callback), body)
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R> => inside((callback) => tx.savepoint(callback), body)

@@ -2,7 +2,8 @@ import { Context, Effect, Layer } from "effect"
 import { Database } from "../../shared/db/Database.ts"
 import { newId, randomBase62 } from "../../shared/ids.ts"
 import { toDomainRecord } from "../../shared/links/linkQueries.ts"
-import type { LimitReached, ServiceUnavailable } from "../kernel/errors.ts"
+import type { LimitReached } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import { domainStatusEvent, linkDeletedEvent } from "../webhooks/eventData.ts"
@@ -20,12 +21,12 @@ export interface DomainChanges {
 
 /** Domains of the workspaces; every change is announced to the engines through the outbox. */
 export class DomainRepository extends Context.Service<DomainRepository, {
-  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<DomainRow>, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<DomainRow, DomainNotFound | ServiceUnavailable>
-  readonly create: (scope: Scope, host: string) => Effect.Effect<DomainRow, HostTaken | LimitReached | ServiceUnavailable>
-  readonly update: (workspaceId: string, id: string, changes: DomainChanges) => Effect.Effect<DomainRow, DomainNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<DomainRow>, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<DomainRow, DomainNotFound | DatabaseUnavailable>
+  readonly create: (scope: Scope, host: string) => Effect.Effect<DomainRow, HostTaken | LimitReached | DatabaseUnavailable>
+  readonly update: (workspaceId: string, id: string, changes: DomainChanges) => Effect.Effect<DomainRow, DomainNotFound | DatabaseUnavailable>
   /** Removes a custom domain and every link on it in one transaction; the workspace subdomain stays. */
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, DomainNotFound | SubdomainKept | ServiceUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, DomainNotFound | SubdomainKept | DatabaseUnavailable>
   /**
    * Stores one check's outcome. The new state is worked out from the row as it is now, under a
    * row lock, so a verify call and the background job finishing together cannot overwrite each
@@ -36,12 +37,12 @@ export class DomainRepository extends Context.Service<DomainRepository, {
     next: (current: CheckState) => CheckState,
     reason: string,
     recheckSeconds: number
-  ) => Effect.Effect<DomainRow | undefined, ServiceUnavailable>
+  ) => Effect.Effect<DomainRow | undefined, DatabaseUnavailable>
   /**
    * Claims custom domains due for a check with a lease: another control process skips them until
    * the lease runs out, and no transaction stays open while DNS answers.
    */
-  readonly claimDue: (limit: number, leaseSeconds: number) => Effect.Effect<ReadonlyArray<DomainRow>, ServiceUnavailable>
+  readonly claimDue: (limit: number, leaseSeconds: number) => Effect.Effect<ReadonlyArray<DomainRow>, DatabaseUnavailable>
 }>()("ricochet/DomainRepository") {}
 
 const found = <A>(row: A | undefined) => (row === undefined ? Effect.fail(DomainNotFound.make()) : Effect.succeed(row))

@@ -1,5 +1,5 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, type Types } from "effect"
+import { Effect, Layer, Predicate, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { createServer } from "node:http"
@@ -10,7 +10,8 @@ import { AdminOnlyLayer } from "../kernel/AdminOnly.ts"
 import type { AllowanceKind } from "../kernel/Admission.ts"
 import { admit, AdmissionLayer, CountedByAddressLayer } from "./AdmissionLayer.ts"
 import { Api } from "../api/Api.ts"
-import { BadRequest, NotFound } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import { BadRequest, NotFound, ServiceUnavailable } from "../kernel/errors.ts"
 import { RequestChecksLayer } from "./RequestChecksLayer.ts"
 import { answerUnexpected, UnexpectedLayer } from "../kernel/Unexpected.ts"
 import { DomainsHandlers } from "./handlers/domains.ts"
@@ -70,6 +71,18 @@ const admitted = <E>(kind: AllowanceKind, answer: Effect.Effect<HttpServerRespon
     )
   })
 
+/**
+ * A route outside the HttpApi (the documents, unknown /v1 paths, the live stream) whose admission
+ * or query found the database unavailable answers the API's 503; inside the HttpApi the
+ * endpoints' error lists do (ServiceUnavailable.response).
+ */
+const answerDatabaseUnavailable = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is Extract<E, DatabaseUnavailable> => Predicate.isTagged(error, "DatabaseUnavailable"),
+    () => Effect.succeed(ServiceUnavailable.answer())
+  )
+
 const pathOf = (url: string) => new URL(url, "http://localhost").pathname
 
 const undecodable = "The request path is not percent-encoded UTF-8"
@@ -93,12 +106,12 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
   yield* router.addGlobalMiddleware((app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
     observe(answerUnexpected(
-      Effect.gen(function*() {
+      answerDatabaseUnavailable(Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (isDecodablePath(request.url)) return yield* app
         if (request.url.startsWith("/v1/")) return yield* undecodableV1Path
         return HttpServerResponse.jsonUnsafe({ error: { code: "bad_request", message: undecodable } }, { status: 400 })
-      }),
+      })),
       (reason) => reason._tag !== "Die"
     )))
   let document: HttpServerResponse.HttpServerResponse | undefined

@@ -1,13 +1,15 @@
 import { type Cause, Effect, ErrorReporter, Schema, SchemaTransformation } from "effect"
 import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
+import { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 /**
  * The errors of the API. Every failure a client can see is a tagged class that states its spec
  * code and HTTP status once; its `response` schema turns it into exactly
  * `{ error: { code, message, issues? } }` with that status (and back, for the typed client), and
  * an endpoint lists the `response` schemas of the errors it can return. The cross-cutting ones
- * live here; the others beside their resource (`links/errors.ts`, …).
+ * live here; the others beside their resource (`links/errors.ts`, …). A failure that is not the
+ * API's own (DatabaseUnavailable) carries no status: its answer is given here.
  */
 
 /** The spec's error codes, a closed list. */
@@ -73,7 +75,8 @@ type ErrorInstance = { readonly message: string; readonly issues?: ReadonlyArray
 
 const responseSchemas = new WeakMap<object, Schema.Top>()
 
-const makeResponseSchema = (cls: new(props: ErrorInstance) => ErrorInstance, spec: ErrorSpec): Schema.Top => {
+const makeResponseSchema = (cls: new(props: ErrorInstance) => ErrorInstance, spec: ErrorSpec, wireMessage?: string): Schema.Top => {
+  const wireOf = (error: unknown) => toWireBody(spec.code, wireMessage === undefined ? error as ErrorInstance : { message: wireMessage })
   const fromWire = (wire: WireBody) =>
     new cls(wire.error.issues === undefined ? { message: wire.error.message } : { message: wire.error.message, issues: wire.error.issues })
   const type = Schema.toType(cls as unknown as Schema.Top)
@@ -81,13 +84,13 @@ const makeResponseSchema = (cls: new(props: ErrorInstance) => ErrorInstance, spe
   if (spec.retryAfterSeconds === undefined) {
     return body.pipe(Schema.decodeTo(type, SchemaTransformation.transform<unknown, any>({
       decode: (wire) => fromWire(wire),
-      encode: (error) => toWireBody(spec.code, error as ErrorInstance) as never
+      encode: (error) => wireOf(error) as never
     }))).annotate({ httpApiStatus: spec.status, description: spec.description })
   }
   const retryAfter = String(spec.retryAfterSeconds)
   return type.pipe(HttpApiSchema.encodeToWithHeaders({ body, headers: { "retry-after": Schema.String } }, {
     decode: ({ body }) => fromWire(body),
-    encode: (error) => ({ body: toWireBody(spec.code, error as ErrorInstance) as never, headers: { "retry-after": retryAfter } })
+    encode: (error) => ({ body: wireOf(error) as never, headers: { "retry-after": retryAfter } })
   })).annotate({ description: spec.description })
 }
 
@@ -216,19 +219,31 @@ export class RateLimitExceeded extends ApiError<RateLimitExceeded>()("RateLimitE
 /** How long a client is asked to wait before retrying after a 503. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
-/**
- * 503: the database could not be reached or did not answer in time. The spec's codes are a closed
- * list without one for this: `internal_server_error`, with 503 and Retry-After saying it is temporary.
- */
-export class ServiceUnavailable extends ApiError<ServiceUnavailable>()("ServiceUnavailable", {
+const unavailableSpec: ErrorSpec = {
   code: "internal_server_error",
   status: 503,
   description: `The database is unavailable (internal_server_error); retry after Retry-After (${UNAVAILABLE_RETRY_AFTER_SECONDS} s)`,
   retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS
-}) {
-  static readonly database = (): ServiceUnavailable =>
-    new ServiceUnavailable({ message: `The database is unavailable right now; retry in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s` })
 }
+
+const unavailableMessage = `The database is unavailable right now; retry in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s`
+
+/**
+ * 503: the database could not be reached or did not answer in time (DatabaseUnavailable, which
+ * the database layer fails with). The spec's codes are a closed list without one for this:
+ * `internal_server_error`, with 503 and Retry-After saying it is temporary. `response` is what an
+ * endpoint's error list takes; `answer` is the same response for the routes outside the HttpApi.
+ */
+export const ServiceUnavailable = {
+  code: unavailableSpec.code,
+  status: unavailableSpec.status,
+  response: makeResponseSchema(DatabaseUnavailable as never, unavailableSpec, unavailableMessage) as Schema.Codec<DatabaseUnavailable, unknown>,
+  answer: (): HttpServerResponse.HttpServerResponse =>
+    HttpServerResponse.jsonUnsafe(toWireBody(unavailableSpec.code, { message: unavailableMessage }), {
+      status: unavailableSpec.status,
+      headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) }
+    })
+} as const
 
 /** 500: anything unexpected; the cause is logged, never sent. */
 export class InternalError extends ApiError<InternalError>()("InternalError", {

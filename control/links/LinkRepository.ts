@@ -6,7 +6,8 @@ import type { TransactionSql } from "postgres"
 import { Configuration } from "../../shared/config.ts"
 import { Database, type DatabaseError, type Queryable } from "../../shared/db/Database.ts"
 import { newId, randomSlug } from "../../shared/ids.ts"
-import { type LimitReached, type ServiceUnavailable, unknownReference, type ValidationFailed } from "../kernel/errors.ts"
+import { type LimitReached, unknownReference, type ValidationFailed } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, savepoint, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
 import { linkDeletedEvent } from "../webhooks/eventData.ts"
@@ -38,24 +39,24 @@ export type CreateFailure = SlugTaken | DomainUnknown | FolderUnknown | TagUnkno
 
 /** Links of a workspace, in PostgreSQL; every change also writes its events to the outbox. */
 export class LinkRepository extends Context.Service<LinkRepository, {
-  readonly list: (workspaceId: string, filters: ListFilters) => Effect.Effect<LinkPageRows, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<StoredLink, LinkNotFound | ServiceUnavailable>
-  readonly findBySlug: (workspaceId: string, host: string, slug: string) => Effect.Effect<StoredLink, LinkNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string, filters: ListFilters) => Effect.Effect<LinkPageRows, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<StoredLink, LinkNotFound | DatabaseUnavailable>
+  readonly findBySlug: (workspaceId: string, host: string, slug: string) => Effect.Effect<StoredLink, LinkNotFound | DatabaseUnavailable>
   readonly create: (
     scope: Scope,
     input: LinkCreate
-  ) => Effect.Effect<StoredLink, CreateFailure | ServiceUnavailable>
+  ) => Effect.Effect<StoredLink, CreateFailure | DatabaseUnavailable>
   /** Each input created as `create` would, in one transaction; the item's own failure in its place. */
   readonly createMany: (
     scope: Scope,
     inputs: ReadonlyArray<LinkCreate>
-  ) => Effect.Effect<ReadonlyArray<Result.Result<StoredLink, CreateFailure>>, ServiceUnavailable>
+  ) => Effect.Effect<ReadonlyArray<Result.Result<StoredLink, CreateFailure>>, DatabaseUnavailable>
   readonly update: (
     scope: Scope,
     id: string,
     input: LinkUpdate
-  ) => Effect.Effect<StoredLink, LinkNotFound | SlugTaken | FolderUnknown | TagUnknown | ValidationFailed | ServiceUnavailable>
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, LinkNotFound | ServiceUnavailable>
+  ) => Effect.Effect<StoredLink, LinkNotFound | SlugTaken | FolderUnknown | TagUnknown | ValidationFailed | DatabaseUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, LinkNotFound | DatabaseUnavailable>
 }>()("ricochet/LinkRepository") {}
 
 const select = (sql: Queryable) => sql`
@@ -234,7 +235,7 @@ const create = (scope: Scope, input: LinkCreate, base: LinkBase) =>
   })
 
 /** Failures that end a whole batch: the database, not the item. */
-const isBatchFailure = (error: { readonly _tag: string }) => error._tag === "ServiceUnavailable" || error._tag === "DatabaseError"
+const isBatchFailure = (error: { readonly _tag: string }) => error._tag === "DatabaseUnavailable" || error._tag === "DatabaseError"
 
 /**
  * Creates in one transaction (an import's batch): one commit and one quota count for all, each
@@ -250,7 +251,7 @@ const createMany = (scope: Scope, inputs: ReadonlyArray<LinkCreate>, base: LinkB
         for (const [i, input] of inputs.entries()) {
           const result = yield* Effect.result(savepoint(tx, (sp) => insertLink(sp, scope, input, hashes[i] ?? null, base, quota.check)))
           if (Result.isFailure(result)) {
-            if (isBatchFailure(result.failure)) return yield* Effect.fail(result.failure as ServiceUnavailable | DatabaseError)
+            if (isBatchFailure(result.failure)) return yield* Effect.fail(result.failure as DatabaseUnavailable | DatabaseError)
             results.push(Result.fail(result.failure as CreateFailure))
           } else {
             quota.taken()

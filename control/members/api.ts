@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { AdminOnly } from "../kernel/AdminOnly.ts"
 import { CountedByAddress } from "../kernel/Admission.ts"
 import { Forbidden, RateLimitExceeded, ServiceUnavailable, Unauthorized } from "../kernel/errors.ts"
+import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { input, requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
 import { DeletionResult, IdParams } from "../kernel/fields.ts"
 import { Session } from "../sessions/schema.ts"

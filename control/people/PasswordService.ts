@@ -1,7 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { Database } from "../../shared/db/Database.ts"
-import type { RateLimitExceeded, ServiceUnavailable, Unauthorized } from "../kernel/errors.ts"
+import type { RateLimitExceeded, Unauthorized } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import type { Principal } from "../kernel/Principal.ts"
 import { attempt, query, run, transaction } from "../db/sql.ts"
 import { guessPassword } from "../sessions/passwordGuess.ts"
@@ -20,7 +21,7 @@ export class PasswordService extends Context.Service<PasswordService, {
     address: string
   ) => Effect.Effect<
     Session,
-    Unauthorized | CurrentPasswordWrong | NewPasswordUnchanged | RateLimitExceeded | ServiceUnavailable,
+    Unauthorized | CurrentPasswordWrong | NewPasswordUnchanged | RateLimitExceeded | DatabaseUnavailable,
     HttpServerRequest.HttpServerRequest
   >
 }>()("ricochet/PasswordService") {}

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { EMAIL } from "../../shared/config.ts"
 import type { DatabaseError, Queryable } from "../../shared/db/Database.ts"
-import type { ServiceUnavailable } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { newId } from "../../shared/ids.ts"
 import { query, run, transaction } from "../db/sql.ts"
 import { PLANS, type Plan } from "../kernel/plans.ts"
@@ -73,7 +73,7 @@ export const createUserOn = (
   sql: Queryable,
   input: { readonly email: string; readonly workspaceId: string; readonly role: string; readonly password?: string }
 ) =>
-  Effect.gen(function*(): Effect.fn.Return<CreatedUser, EmailInvalid | RoleInvalid | WorkspaceUnknown | AlreadyMember | PasswordOutOfBounds | ServiceUnavailable | DatabaseError> {
+  Effect.gen(function*(): Effect.fn.Return<CreatedUser, EmailInvalid | RoleInvalid | WorkspaceUnknown | AlreadyMember | PasswordOutOfBounds | DatabaseUnavailable | DatabaseError> {
     const email = yield* checkEmail(input.email)
     const role = yield* checkRole(input.role)
     yield* requireWorkspace(sql, input.workspaceId)

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { CountedByAddress, OpenBeforePasswordChange } from "../kernel/Admission.ts"
 import { Forbidden, RateLimitExceeded, ServiceUnavailable, Unauthorized } from "../kernel/errors.ts"
+import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
 import { NotAMember } from "./errors.ts"
 import { Session, SignedOut, SignIn, SwitchWorkspace } from "./schema.ts"

@@ -2,7 +2,8 @@ import { Context, Effect, Layer } from "effect"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { newId } from "../../shared/ids.ts"
-import { type ServiceUnavailable, unknownReference, ValidationFailed } from "../kernel/errors.ts"
+import { unknownReference, ValidationFailed } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, transaction } from "../db/sql.ts"
 import { toIso } from "../kernel/fields.ts"
 import { countWebhookDelivery } from "../ops/metrics.ts"
@@ -15,16 +16,16 @@ import { refuseTarget } from "./targetUrl.ts"
 
 /** Webhooks of a workspace and their delivery log. */
 export class WebhookRepository extends Context.Service<WebhookRepository, {
-  readonly list: (workspaceId: string) => Effect.Effect<Array<Webhook>, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<Webhook, WebhookNotFound | ServiceUnavailable>
-  readonly create: (workspaceId: string, input: WebhookCreate) => Effect.Effect<Webhook & { readonly secret: string }, ValidationFailed | ServiceUnavailable>
-  readonly update: (workspaceId: string, id: string, input: WebhookUpdate) => Effect.Effect<Webhook, WebhookNotFound | ValidationFailed | ServiceUnavailable>
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, WebhookNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<Array<Webhook>, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<Webhook, WebhookNotFound | DatabaseUnavailable>
+  readonly create: (workspaceId: string, input: WebhookCreate) => Effect.Effect<Webhook & { readonly secret: string }, ValidationFailed | DatabaseUnavailable>
+  readonly update: (workspaceId: string, id: string, input: WebhookUpdate) => Effect.Effect<Webhook, WebhookNotFound | ValidationFailed | DatabaseUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, WebhookNotFound | DatabaseUnavailable>
   readonly deliveries: (
     workspaceId: string,
     id: string,
     page: { readonly limit: number; readonly cursor?: string | undefined }
-  ) => Effect.Effect<{ data: Array<WebhookDelivery>; nextCursor: string | null }, WebhookNotFound | ServiceUnavailable>
+  ) => Effect.Effect<{ data: Array<WebhookDelivery>; nextCursor: string | null }, WebhookNotFound | DatabaseUnavailable>
 }>()("ricochet/WebhookRepository") {}
 
 interface WebhookRow {

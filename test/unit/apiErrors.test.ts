@@ -1,10 +1,8 @@
 import { Effect, Schema } from "effect"
 import { HttpServerRespondable } from "effect/http"
 import { describe, expect, it } from "vitest"
-import {
-  BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, Unauthorized,
-  unknownReference, ValidationFailed
-} from "../../control/kernel/errors.ts"
+import { BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, Unauthorized, unknownReference, ValidationFailed } from "../../control/kernel/errors.ts"
+import { DatabaseUnavailable } from "../../control/kernel/DatabaseUnavailable.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "../../control/domains/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, LinkUnknown, SlugTaken, SlugUnknown, TagUnknown } from "../../control/links/errors.ts"
@@ -37,8 +35,7 @@ const table: ReadonlyArray<readonly [ErrorClass, number, string]> = [
   [SubdomainKept, 409, "conflict"],
   [ValidationFailed, 422, "unprocessable_entity"],
   [RateLimitExceeded, 429, "rate_limit_exceeded"],
-  [InternalError, 500, "internal_server_error"],
-  [ServiceUnavailable, 503, "internal_server_error"]
+  [InternalError, 500, "internal_server_error"]
 ]
 
 const wire = (cls: ErrorClass) => Schema.toCodecJson(cls.response)
@@ -52,8 +49,7 @@ describe.each(table)("%o", (cls, status, code) => {
 
   it("encodes to exactly { error: { code, message } } and decodes back to the class", () => {
     const encoded = Schema.encodeUnknownSync(wire(cls))(error)
-    const body = status === 503 ? (encoded as { body: unknown }).body : encoded
-    expect(body).toStrictEqual({ error: { code, message: "What went wrong" } })
+    expect(encoded).toStrictEqual({ error: { code, message: "What went wrong" } })
     const decoded = Schema.decodeUnknownSync(wire(cls))(encoded)
     expect(decoded).toBeInstanceOf(cls)
     expect(decoded).toMatchObject({ message: "What went wrong" })
@@ -62,7 +58,33 @@ describe.each(table)("%o", (cls, status, code) => {
   it("answers the same outside the HttpApi (unknown paths, documents)", async () => {
     const response = await Effect.runPromise(HttpServerRespondable.toResponse(error as HttpServerRespondable.Respondable))
     expect(response.status).toBe(status)
-    expect(response.headers["retry-after"]).toBe(status === 503 ? "5" : undefined)
+    expect(response.headers["retry-after"]).toBe(undefined)
+  })
+})
+
+describe("DatabaseUnavailable: the database layer's failure, answered 503 by the API", () => {
+  const spec = { error: { code: "internal_server_error", message: "The database is unavailable right now; retry in 5 s" } }
+
+  it("carries no HTTP status of its own", () => {
+    const error = DatabaseUnavailable.now()
+    expect(error).not.toHaveProperty("status")
+    expect(error).not.toHaveProperty("code")
+    expect(HttpServerRespondable.isRespondable(error)).toBe(false)
+  })
+
+  it("is the spec's 503 body with Retry-After in an endpoint's error list, and decodes back for the typed client", () => {
+    expect(ServiceUnavailable).toMatchObject({ status: 503, code: "internal_server_error" })
+    const encoded = Schema.encodeUnknownSync(Schema.toCodecJson(ServiceUnavailable.response))(DatabaseUnavailable.now())
+    expect(encoded).toStrictEqual({ body: spec, headers: { "retry-after": "5" } })
+    const decoded = Schema.decodeUnknownSync(Schema.toCodecJson(ServiceUnavailable.response))(encoded)
+    expect(decoded).toBeInstanceOf(DatabaseUnavailable)
+  })
+
+  it("answers the same outside the HttpApi (unknown paths, documents, the live stream)", async () => {
+    const response = ServiceUnavailable.answer()
+    expect(response.status).toBe(503)
+    expect(response.headers["retry-after"]).toBe("5")
+    expect(JSON.parse(new TextDecoder().decode((response.body as { body: Uint8Array }).body))).toStrictEqual(spec)
   })
 })
 
