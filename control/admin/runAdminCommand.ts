@@ -6,6 +6,8 @@ import { query } from "../db/sql.ts"
 import { listKeys, revokeKey } from "../keys/keys.ts"
 import { checkPlan, createUser, listUsers, listWorkspaces, resetPassword, setPlan, workspaceExists } from "../people/users.ts"
 import { checkWorkspaceName, createKey, createWorkspace } from "../workspaces/provisioning.ts"
+import { makeWakeSignal } from "../jobs/wakeSignal.ts"
+import { OutboxSignal } from "../outbox/OutboxSignal.ts"
 
 /** `key revoke` of an id that names no live key. */
 export class KeyUnknown extends Data.TaggedError("KeyUnknown")<{ readonly message: string }> {}
@@ -55,9 +57,19 @@ export const runAdminCommand = (shortDomain: string, command: AdminCommand) => {
     }
   })()
   // A DatabaseError left by a statement is a defect, as in the API (see control/db/sql.ts).
-  return unavailable(Effect.catchTag(outcome as Effect.Effect<unknown, AdminRefusal | DatabaseUnavailable | DatabaseError, Database>, "DatabaseError", Effect.die))
+  return unavailable(
+    Effect.catchTag(outcome as Effect.Effect<unknown, AdminRefusal | DatabaseUnavailable | DatabaseError, Database | OutboxSignal>, "DatabaseError", Effect.die)
+  )
 }
 
-/** For the callers outside Effect (the CLI, the admin channel): a database with no deadline of its own. */
-export const runAdminCommandOn = (database: Database["Service"], shortDomain: string, command: AdminCommand) =>
-  Effect.provideService(runAdminCommand(shortDomain, command), Database, database)
+/**
+ * For the callers outside Effect (the CLI, the admin channel): a database with no deadline of its
+ * own, and the outbox signal of the process (the CLI owning the database has no publisher to wake:
+ * a signal nobody listens to).
+ */
+export const runAdminCommandOn = (
+  database: Database["Service"],
+  shortDomain: string,
+  command: AdminCommand,
+  outbox: OutboxSignal["Service"] = makeWakeSignal()
+) => runAdminCommand(shortDomain, command).pipe(Effect.provideService(Database, database), Effect.provideService(OutboxSignal, outbox))

@@ -3,15 +3,15 @@ import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
-import { observeDatabaseCall } from "../ops/metrics.ts"
-import { afterDatabaseCall } from "../outbox/signal.ts"
+import { hooked } from "./callHooks.ts"
 
 /**
  * Database work as Effects. Repositories write SQL with the `postgres` client and run each
  * statement with `run`; a repository operation is `query` (one call on the pool) or `transaction`.
  * A database that cannot be reached or does not answer within RICOCHET_DB_TIMEOUT_SECONDS is a
- * DatabaseUnavailable (503); any other failure of a statement that the repository did not handle
- * (as it handles a unique violation it expects) is unexpected: a defect, logged and answered 500.
+ * DatabaseUnavailable (the API answers it 503); any other failure of a statement that the
+ * repository did not handle (as it handles a unique violation it expects) is unexpected: a defect.
+ * Each operation runs inside the process's hooks (callHooks.ts): metrics, wake-ups after commit.
  */
 
 // During an outage every request fails the same way: one line when it begins, one when it ends.
@@ -49,9 +49,7 @@ const settle = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclu
     Effect.catchIf(
       (error): error is Extract<E, DatabaseError> => Predicate.isTagged(error, "DatabaseError"),
       (error) => Effect.die(error)
-    ),
-    // A transaction that wrote events wakes the outbox publisher of this process.
-    Effect.ensuring(Effect.sync(afterDatabaseCall))
+    )
   ) as Effect.Effect<A, Exclude<E, DatabaseError>, R>
 
 /**
@@ -73,7 +71,7 @@ export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Ef
 
 /** One call on the pool, within the deadline. */
 export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable, Database> =>
-  observeDatabaseCall(onPool((sql) => run(() => call(sql))))
+  hooked(onPool((sql) => run(() => call(sql))))
 
 /** A unique violation of the statement(s) is `onTaken` (a name or slug already used). */
 export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.Effect<A, E | DatabaseError>) =>
@@ -114,7 +112,7 @@ export const transaction = <A, E, R>(
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, R | Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) =>
-    observeDatabaseCall(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
+    hooked(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
 
 /**
  * Runs `body` in a savepoint of `tx`: a failure of the body rolls back its own writes only, and

@@ -10,9 +10,11 @@ import { type LimitReached, unknownReference, type ValidationFailed } from "../k
 import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, savepoint, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
+import { OutboxSignal } from "../outbox/OutboxSignal.ts"
 import { linkDeletedEvent } from "../webhooks/eventData.ts"
 import { linkEvent } from "./linkEvent.ts"
 import { enqueueWebhookEvents } from "../webhooks/events.ts"
+import { WebhooksDue } from "../webhooks/WebhooksDue.ts"
 import { ensureQuota, quotaOf, type Scope } from "../plans/quota.ts"
 import { type Cursor, encodeCursor } from "./cursor.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
@@ -223,8 +225,8 @@ const insertLink = <EQ>(
     }
     yield* setTags(tx, id, tagIds)
     const link = yield* currentLink(tx, scope.workspaceId, id)
-    yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: link.record }]))
-    yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(link, base), link.record.domainId, scope.workspaceId)]))
+    yield* writeEvents(tx, [{ type: "link.upserted", link: link.record }])
+    yield* enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(link, base), link.record.domainId, scope.workspaceId)])
     return link
   })
 
@@ -312,8 +314,8 @@ const update = (scope: Scope, id: string, input: LinkUpdate, base: LinkBase) =>
         // The engines key their caches by host and slug: a renamed slug must leave the old key too.
         if (link.record.slug !== existing.slug) events.push({ type: "link.deleted", id, host: existing.host, slug: existing.slug })
         events.push({ type: "link.upserted", link: link.record })
-        yield* run(() => writeEvents(tx, events))
-        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(link, base), link.record.domainId, scope.workspaceId)]))
+        yield* writeEvents(tx, events)
+        yield* enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(link, base), link.record.domainId, scope.workspaceId)])
         return link
       })
     )
@@ -329,8 +331,8 @@ const remove = (workspaceId: string, id: string) =>
           RETURNING d.host, l.slug, l.domain_id`
       )
       if (row === undefined) return yield* LinkNotFound.make()
-      yield* run(() => writeEvents(tx, [{ type: "link.deleted", id, host: row.host, slug: row.slug }]))
-      yield* run(() => enqueueWebhookEvents(tx, [linkDeletedEvent(workspaceId, { id, domainId: row.domain_id, host: row.host, slug: row.slug })]))
+      yield* writeEvents(tx, [{ type: "link.deleted", id, host: row.host, slug: row.slug }])
+      yield* enqueueWebhookEvents(tx, [linkDeletedEvent(workspaceId, { id, domainId: row.domain_id, host: row.host, slug: row.slug })])
     })
   )
 
@@ -338,8 +340,12 @@ const found = (row: LinkRow | undefined) => (row === undefined ? Effect.fail(Lin
 
 export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(function*() {
   const database = yield* Database
+  const outbox = yield* OutboxSignal
+  const due = yield* WebhooksDue
   const linkBase: LinkBase = yield* Configuration
-  const withDatabase = Effect.provideService(Database, database)
+  // The database, and the wake-ups of the workers its commits give work to.
+  const withDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Database, database), Effect.provideService(OutboxSignal, outbox), Effect.provideService(WebhooksDue, due))
   return LinkRepository.of({
     list: (workspaceId, filters) =>
       query((sql) => listRows(sql, workspaceId, filters)).pipe(

@@ -10,7 +10,7 @@ import { countWebhookDelivery } from "../ops/metrics.ts"
 import { WebhookNotFound } from "./errors.ts"
 import type { Webhook, WebhookCreate, WebhookDelivery, WebhookEventType, WebhookUpdate } from "./schema.ts"
 import { resetOnEnable, trimBacklogs } from "./deliveryQueue.ts"
-import { markWebhooksDue } from "./signal.ts"
+import { WebhooksDue } from "./WebhooksDue.ts"
 import { newSecret } from "./signing.ts"
 import { refuseTarget } from "./targetUrl.ts"
 
@@ -84,6 +84,7 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
 
 export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen(function*() {
   const database = yield* Database
+  const due = yield* WebhooksDue
   const { webhooksAllowLoopback, webhookBacklog } = yield* Configuration
   const withDatabase = Effect.provideService(Database, database)
 
@@ -163,7 +164,7 @@ export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen
             const [row] = yield* run(() =>
               tx<WebhookRow[]>`UPDATE webhooks SET ${tx(changes)}, updated_at = now() WHERE id = ${id} RETURNING ${tx.unsafe(COLUMNS)}`
             )
-            if (enabling) markWebhooksDue()
+            if (enabling) yield* due.mark
             return toWebhook(row)
           })
         )

@@ -71,7 +71,7 @@ export const createWorkspaceOn = (tx: TransactionSql, input: { readonly name: st
       INSERT INTO domains (id, workspace_id, host, kind, status, is_primary, verified_at, verification_token)
       VALUES (${newId("dom")}, ${id}, ${host}, 'subdomain', 'verified', true, now(), ${randomBase62(32)})
       RETURNING id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url`)
-    yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain!) }]))
+    yield* writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain!) }])
     const apiKey = yield* insertUserWithKey(tx, id, "admin")
     return { workspace: { id, name: input.name, slug, plan: input.plan }, domain: host, apiKey } satisfies ProvisionedWorkspace
   })

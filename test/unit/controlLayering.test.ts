@@ -63,6 +63,12 @@ describe("control's rooms point one way", () => {
     expect(upward).toEqual([])
   })
 
+  it("has a database layer that speaks no HTTP and knows no metrics or outbox (they wrap it as hooks)", () => {
+    const outward = [...graph].filter(([key]) => key.startsWith("db -> ")).flatMap(([, lines]) => [...lines])
+      .filter((line) => !line.endsWith("-> control/kernel/DatabaseUnavailable.ts"))
+    expect(outward).toEqual([])
+  })
+
   it("has a server root that only the process imports", () => {
     const intoServer = [...graph].filter(([key]) => key.endsWith(` -> ${SERVER}`) && !key.startsWith(". -> ")).flatMap(([, lines]) => [...lines])
     expect(intoServer).toEqual([])
