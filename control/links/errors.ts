@@ -3,7 +3,6 @@ import { ApiError } from "../kernel/errors.ts"
 /** 404: no link with that id (or domain and slug) in the workspace. */
 export class LinkNotFound extends ApiError<LinkNotFound>()("LinkNotFound", {
   code: "not_found",
-  status: 404,
   description: "No such link in this workspace"
 }) {
   static readonly make = (): LinkNotFound => new LinkNotFound({ message: "Link not found" })
@@ -12,13 +11,11 @@ export class LinkNotFound extends ApiError<LinkNotFound>()("LinkNotFound", {
 /** 409: the slug is already used on that domain (or no free random slug was found). */
 export class SlugTaken extends ApiError<SlugTaken>()("SlugTaken", {
   code: "conflict",
-  status: 409,
   description: "The slug is already used on that domain"
 }) {}
 
 const unknownReference = (field: string, what: string) => ({
   code: "unprocessable_entity",
-  status: 422,
   description: `${what} that is not the workspace's (an unknown_reference issue at ${field})`,
   issue: { code: "unknown_reference", field }
 } as const)

@@ -1,12 +1,15 @@
 import { Effect, Schema } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import * as path from "node:path"
 import { HttpServerRespondable } from "effect/http"
 import { describe, expect, it } from "vitest"
-import { BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, Unauthorized, unknownReference, ValidationFailed } from "../../control/kernel/errors.ts"
+import { BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, statusOf, Unauthorized, unknownReference, ValidationFailed } from "../../control/kernel/errors.ts"
 import { DatabaseUnavailable } from "../../control/kernel/DatabaseUnavailable.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "../../control/domains/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
 import { DomainUnknown, FolderUnknown, LinkNotFound, LinkUnknown, SlugTaken, SlugUnknown, TagUnknown } from "../../control/links/errors.ts"
 import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
+import { ROOT } from "../support/processes.ts"
 
 /** Each error class: its status and code, stated once, and exactly the spec's body on the wire. */
 
@@ -59,6 +62,21 @@ describe.each(table)("%o", (cls, status, code) => {
     const response = await Effect.runPromise(HttpServerRespondable.toResponse(error as HttpServerRespondable.Respondable))
     expect(response.status).toBe(status)
     expect(response.headers["retry-after"]).toBe(undefined)
+  })
+})
+
+describe("the status of an error", () => {
+  it("follows from its spec code in one place: no error declared beside its concept states one", () => {
+    const declaringStatus = readdirSync(path.join(ROOT, "control"), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && file !== path.join("kernel", "errors.ts"))
+      .filter((file) => /ApiError<[\s\S]*?\bstatus:\s*\d{3}/.test(readFileSync(path.join(ROOT, "control", file), "utf8")))
+    expect(declaringStatus).toEqual([])
+  })
+
+  it("is 503 for an internal_server_error the client is asked to retry, 500 otherwise", () => {
+    expect(statusOf({ code: "internal_server_error" })).toBe(500)
+    expect(statusOf({ code: "internal_server_error", retryAfterSeconds: 2 })).toBe(503)
+    expect(statusOf({ code: "limit_reached" })).toBe(403)
   })
 })
 
