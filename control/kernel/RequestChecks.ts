@@ -39,5 +39,5 @@ export const requestBody = <S extends Schema.Top>(schema: S) => {
   return [checked, form.pipe(HttpApiSchema.asFormUrlEncoded()), form.pipe(HttpApiSchema.asMultipart())] as const
 }
 
-// How requests are checked is RequestChecksLayer.ts: this file is part of the declaration, which
+// How requests are checked is control/http/RequestChecksLayer.ts: this file is part of the declaration, which
 // the typed client and the dashboard load in a browser.
