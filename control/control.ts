@@ -12,7 +12,7 @@ import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
 import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
-import { ControlAdminServerLayer } from "./ops/adminServer.ts"
+import { ControlAdminServerLayer } from "./http/adminServer.ts"
 import { ImportJobRepositoryLayer } from "./links/import/ImportJobRepository.ts"
 import { ImportRunner } from "./links/import/ImportRunner.ts"
 import { pollLoop } from "./jobs/pollLoop.ts"
@@ -146,7 +146,7 @@ export const CoreLayer = (config: RicochetConfig) => {
 
 /**
  * The control plane: provisioning and background jobs first, then the API server and the
- * operator port (control/ops/adminServer.ts). The API only accepts requests once the first-start
+ * operator port (control/http/adminServer.ts). The API only accepts requests once the first-start
  * workspace exists. Its output keeps FirstWorkspace for the closing block.
  */
 export const ControlParts = (config: RicochetConfig) => {

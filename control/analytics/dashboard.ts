@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { commaList } from "../links/schema.ts"
+import { commaList } from "../kernel/fields.ts"
 import type { Principal } from "../kernel/Principal.ts"
 import { PLAN_LIMITS } from "../kernel/plans.ts"
 import { countGroup, type PreparedQuestion, prepareQuestion } from "./answer.ts"

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import { clientAddress } from "./AdmissionLayer.ts"
 import { countApiRequest } from "../ops/metrics.ts"
 import { makeRouteOf } from "../ops/routeOf.ts"
-import { API_ROUTES } from "../ops/apiRoutes.ts"
+import { API_ROUTES } from "./apiRoutes.ts"
 import { type RequestLogLine, type RequestLogSettings, requestLogLines } from "./requestLog.ts"
 
 /** An incoming X-Request-Id is kept when it is a plain token (a proxy's or the client's); anything else is replaced. */

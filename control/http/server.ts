@@ -87,7 +87,7 @@ const pathOf = (url: string) => new URL(url, "http://localhost").pathname
 
 const undecodable = "The request path is not percent-encoded UTF-8"
 
-/** Metrics are for the operator port (control/ops/adminServer.ts), not for whoever reaches the API. */
+/** Metrics are for the operator port (control/http/adminServer.ts), not for whoever reaches the API. */
 const metricsElsewhere = HttpServerResponse.jsonUnsafe(
   { error: { code: "not_found", message: "Metrics are served on control's operator port (RICOCHET_CONTROL_ADMIN_PORT, default 9465), not on the API port" } },
   { status: 404 }

@@ -17,10 +17,11 @@ import { enqueueWebhookEvents } from "../webhooks/events.ts"
 import { WebhooksDue } from "../webhooks/WebhooksDue.ts"
 import { ensureQuota, quotaOf, type Scope } from "../plans/quota.ts"
 import { type Cursor, encodeCursor } from "./cursor.ts"
-import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
+import { LinkNotFound, SlugTaken } from "./errors.ts"
 import { emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "./linkInput.ts"
 import { type LinkRow, type StoredLink, toLink, toStoredLink } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
+import { DomainUnknown, FolderUnknown, TagUnknown } from "../kernel/unknownReferences.ts"
 
 export interface ListFilters {
   readonly domain?: string | undefined

@@ -150,9 +150,3 @@ export const LinkInfoQuery = Schema.Struct({
   domain: Schema.String.check(Schema.isMinLength(1)),
   slug: Schema.String.check(Schema.isMinLength(1))
 })
-
-/** Splits `a,b` and repeated parameters into one list of non-empty values. */
-export const commaList = (value: string | ReadonlyArray<string> | undefined): Array<string> =>
-  value === undefined
-    ? []
-    : (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")

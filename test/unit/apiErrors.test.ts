@@ -7,9 +7,10 @@ import { BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequi
 import { DatabaseUnavailable } from "../../control/kernel/DatabaseUnavailable.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "../../control/domains/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
-import { DomainUnknown, FolderUnknown, LinkNotFound, LinkUnknown, SlugTaken, SlugUnknown, TagUnknown } from "../../control/links/errors.ts"
+import { LinkNotFound, SlugTaken } from "../../control/links/errors.ts"
 import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
 import { ROOT } from "../support/processes.ts"
+import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../../control/kernel/unknownReferences.ts"
 
 /** Each error class: its status and code, stated once, and exactly the spec's body on the wire. */
 

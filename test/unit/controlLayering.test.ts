@@ -58,6 +58,28 @@ describe("control's rooms point one way", () => {
     expect(twoWay).toEqual([])
   })
 
+  it("has no longer circle of rooms either (links -> webhooks -> analytics -> links)", () => {
+    const next = new Map<string, Array<string>>()
+    for (const key of graph.keys()) {
+      const [from, to] = key.split(" -> ")
+      next.set(from, [...(next.get(from) ?? []), to])
+    }
+    const circles: Array<string> = []
+    const state = new Map<string, "open" | "done">()
+    const visit = (room: string, trail: Array<string>) => {
+      if (state.get(room) === "done") return
+      if (state.get(room) === "open") {
+        circles.push([...trail.slice(trail.indexOf(room)), room].join(" -> "))
+        return
+      }
+      state.set(room, "open")
+      for (const to of next.get(room) ?? []) visit(to, [...trail, room])
+      state.set(room, "done")
+    }
+    for (const room of next.keys()) visit(room, [])
+    expect(circles).toEqual([])
+  })
+
   it("has a kernel that imports no other room of control", () => {
     const upward = [...graph].filter(([key]) => key.startsWith(`${KERNEL} -> `)).flatMap(([, lines]) => [...lines])
     expect(upward).toEqual([])

@@ -17,7 +17,7 @@ import { decodeCursor } from "../../links/cursor.ts"
 import { checkLinkPlan } from "../../links/linkInput.ts"
 import { LinkRepository } from "../../links/LinkRepository.ts"
 import { toLink } from "../../links/linkRow.ts"
-import { commaList } from "../../links/schema.ts"
+import { commaList } from "../../kernel/fields.ts"
 
 export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
   Effect.gen(function*() {

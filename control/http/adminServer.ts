@@ -9,9 +9,9 @@ import { Database, DatabaseError } from "../../shared/db/Database.ts"
 import { processMetrics } from "../../shared/ops/processMetrics.ts"
 import { renderFamilies } from "../../shared/ops/prometheusText.ts"
 import { API_ROUTES } from "./apiRoutes.ts"
-import { readinessRoute } from "./readiness.ts"
+import { readinessRoute } from "../ops/readiness.ts"
 import { countUnpublished } from "../outbox/outbox.ts"
-import { registerKnownSeries } from "./metrics.ts"
+import { registerKnownSeries } from "../ops/metrics.ts"
 
 /** How long a scrape waits for the outbox count; past it the series is left out of that scrape. */
 const BACKLOG_TIMEOUT_MS = 1_000
