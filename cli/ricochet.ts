@@ -10,7 +10,7 @@ import { runAdminCommandOn } from "../control/admin/runAdminCommand.ts"
 import { openPostgres } from "../shared/db/client.ts"
 import { DataDirectoryInUse, openEmbedded } from "../control/db/embedded.ts"
 import { migrate, pendingMigrations } from "../control/db/migrate.ts"
-import { type Plan, PLANS } from "../control/plans/plans.ts"
+import { type Plan, PLANS } from "../control/kernel/plans.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.ts"
 import { portProblem } from "../shared/startup/ports.ts"
 

@@ -3,6 +3,8 @@ import { startAdminChannel } from "./admin/adminChannel.ts"
 import { runAdminCommandOn } from "./admin/runAdminCommand.ts"
 import { Configuration, type RicochetConfig } from "../shared/config.ts"
 import { Database, DatabaseError } from "../shared/db/Database.ts"
+import type { AdminCommand } from "../shared/admin/commands.ts"
+import { DatabaseCallHooks, databaseCallHooksLayer } from "./db/callHooks.ts"
 import { embeddedLayer, postgresLayer } from "./db/layers.ts"
 import { DomainRepositoryLayer } from "./domains/DomainRepository.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
@@ -10,16 +12,20 @@ import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
 import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
-import { ControlAdminServerLayer } from "./ops/adminServer.ts"
+import { ControlAdminServerLayer } from "./http/adminServer.ts"
 import { ImportJobRepositoryLayer } from "./links/import/ImportJobRepository.ts"
 import { ImportRunner } from "./links/import/ImportRunner.ts"
 import { pollLoop } from "./jobs/pollLoop.ts"
+import { wakeAfterCommit } from "./jobs/wakeSignal.ts"
+import { observeDatabaseCall } from "./ops/metrics.ts"
+import { OutboxSignal, OutboxSignalLayer } from "./outbox/OutboxSignal.ts"
 import { OutboxPublisher, pruneOutbox } from "./outbox/publisher.ts"
 import { sweep } from "./ratelimit/rateLimiter.ts"
 import { LiveFeed } from "./live/LiveFeed.ts"
 import { LiveHubLayer } from "./live/LiveHub.ts"
 import { WebhookClickFeed } from "./webhooks/ClickFeed.ts"
 import { WebhookDeliveryWorker } from "./webhooks/DeliveryWorker.ts"
+import { WebhooksDueLayer } from "./webhooks/WebhooksDue.ts"
 import { ensureFirstWorkspace, type FirstStart as FirstStartWorkspace } from "./workspaces/provisioning.ts"
 import { reachableHost, startBlock } from "../shared/startup/startBlock.ts"
 import { shortLinkUrl } from "../shared/links/shortLink.ts"
@@ -76,10 +82,14 @@ export class AdminChannelError extends Data.TaggedError("AdminChannelError")<{ r
 const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
   const database = yield* Database
   const config = yield* Configuration
+  const outbox = yield* OutboxSignal
+  const hooks = yield* Effect.service(DatabaseCallHooks)
   if (database.kind !== "embedded") return
+  const run = (command: AdminCommand) =>
+    runAdminCommandOn(database, config.shortDomain, command, outbox).pipe(Effect.provideService(DatabaseCallHooks, hooks))
   yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => startAdminChannel(config.dataDir, (command) => runAdminCommandOn(database, config.shortDomain, command)),
+      try: () => startAdminChannel(config.dataDir, run),
       catch: (cause) => new AdminChannelError({ cause })
     }),
     // Cannot reject (.catch): a channel file that cannot be removed is replaced at the next start.
@@ -125,14 +135,18 @@ export const Ready = (withEngine: boolean) => Layer.effectDiscard(Effect.gen(fun
 
 /** What control and an engine in the same process share: config, database, bus; and control's domains, DNS verifier and click store. */
 export const CoreLayer = (config: RicochetConfig) => {
-  const base = Layer.mergeAll(Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
+  const base = Layer.mergeAll(
+    Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"),
+    // What runs around each database call, and what it wakes after a commit.
+    databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer
+  )
   const domains = Layer.provideMerge(DomainRepositoryLayer, base)
   return Layer.mergeAll(domains, DomainVerifierLayer.pipe(Layer.provide(domains)), ClickStoreLayer.pipe(Layer.provide(base)))
 }
 
 /**
  * The control plane: provisioning and background jobs first, then the API server and the
- * operator port (control/ops/adminServer.ts). The API only accepts requests once the first-start
+ * operator port (control/http/adminServer.ts). The API only accepts requests once the first-start
  * workspace exists. Its output keeps FirstWorkspace for the closing block.
  */
 export const ControlParts = (config: RicochetConfig) => {

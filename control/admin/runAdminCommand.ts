@@ -1,11 +1,13 @@
 import { Data, Effect } from "effect"
 import type { AdminCommand } from "../../shared/admin/commands.ts"
 import { Database, type DatabaseError } from "../../shared/db/Database.ts"
-import type { ServiceUnavailable } from "../api/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query } from "../db/sql.ts"
 import { listKeys, revokeKey } from "../keys/keys.ts"
 import { checkPlan, createUser, listUsers, listWorkspaces, resetPassword, setPlan, workspaceExists } from "../people/users.ts"
 import { checkWorkspaceName, createKey, createWorkspace } from "../workspaces/provisioning.ts"
+import { makeWakeSignal } from "../jobs/wakeSignal.ts"
+import { OutboxSignal } from "../outbox/OutboxSignal.ts"
 
 /** `key revoke` of an id that names no live key. */
 export class KeyUnknown extends Data.TaggedError("KeyUnknown")<{ readonly message: string }> {}
@@ -17,9 +19,9 @@ export interface AdminRefusal {
 }
 
 /** The database could not be reached: said in words, as every other refusal. */
-const unavailable = <A, R>(effect: Effect.Effect<A, AdminRefusal | ServiceUnavailable, R>): Effect.Effect<A, AdminRefusal, R> =>
-  Effect.catchIf(effect, (error): error is ServiceUnavailable => error._tag === "ServiceUnavailable", (error) =>
-    Effect.fail({ _tag: "DatabaseUnavailable", message: `The database is unavailable: ${error.message}` }))
+const unavailable = <A, R>(effect: Effect.Effect<A, AdminRefusal | DatabaseUnavailable, R>): Effect.Effect<A, AdminRefusal, R> =>
+  Effect.catchIf(effect, (error): error is DatabaseUnavailable => error._tag === "DatabaseUnavailable", (error) =>
+    Effect.fail({ _tag: error._tag, message: `${error.message}; retry in a moment` }))
 
 /**
  * Runs one provisioning command (from the admin channel, or from the CLI when it owns the
@@ -55,9 +57,19 @@ export const runAdminCommand = (shortDomain: string, command: AdminCommand) => {
     }
   })()
   // A DatabaseError left by a statement is a defect, as in the API (see control/db/sql.ts).
-  return unavailable(Effect.catchTag(outcome as Effect.Effect<unknown, AdminRefusal | ServiceUnavailable | DatabaseError, Database>, "DatabaseError", Effect.die))
+  return unavailable(
+    Effect.catchTag(outcome as Effect.Effect<unknown, AdminRefusal | DatabaseUnavailable | DatabaseError, Database | OutboxSignal>, "DatabaseError", Effect.die)
+  )
 }
 
-/** For the callers outside Effect (the CLI, the admin channel): a database with no deadline of its own. */
-export const runAdminCommandOn = (database: Database["Service"], shortDomain: string, command: AdminCommand) =>
-  Effect.provideService(runAdminCommand(shortDomain, command), Database, database)
+/**
+ * For the callers outside Effect (the CLI, the admin channel): a database with no deadline of its
+ * own, and the outbox signal of the process (the CLI owning the database has no publisher to wake:
+ * a signal nobody listens to).
+ */
+export const runAdminCommandOn = (
+  database: Database["Service"],
+  shortDomain: string,
+  command: AdminCommand,
+  outbox: OutboxSignal["Service"] = makeWakeSignal()
+) => runAdminCommand(shortDomain, command).pipe(Effect.provideService(Database, database), Effect.provideService(OutboxSignal, outbox))

@@ -3,7 +3,7 @@ import { pollLoop } from "../jobs/pollLoop.ts"
 import { Configuration } from "../../shared/config.ts"
 import { openPostgres } from "../../shared/db/client.ts"
 import { Database } from "../../shared/db/Database.ts"
-import { PLAN_LIMITS } from "../plans/plans.ts"
+import { PLAN_LIMITS } from "../kernel/plans.ts"
 import { ClickStore } from "./ClickStore.ts"
 import { applyRetention, compactClicks } from "./compaction.ts"
 

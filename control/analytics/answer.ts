@@ -1,7 +1,7 @@
 import { shortLinkUrl } from "../../shared/links/shortLink.ts"
 import { Effect } from "effect"
 import { Configuration } from "../../shared/config.ts"
-import type { Principal } from "../api/Principal.ts"
+import type { Principal } from "../kernel/Principal.ts"
 import { attempt, query } from "../db/sql.ts"
 import { ClickStore } from "./ClickStore.ts"
 import { requestedWindow, resolveFilter } from "./resolve.ts"

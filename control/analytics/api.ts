@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { CountsAsAnalytics } from "../api/Admission.ts"
-import { input, RequestChecks } from "../api/RequestChecks.ts"
-import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../links/errors.ts"
+import { CountsAsAnalytics } from "../kernel/Admission.ts"
+import { input, RequestChecks } from "../kernel/RequestChecks.ts"
+import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../kernel/unknownReferences.ts"
 import { AnalyticsQuery, AnalyticsResponse, DashboardAnswer, DashboardQuery } from "./schema.ts"
 
 /** /v1/analytics: click counts, counted against the analytics allowance too. */

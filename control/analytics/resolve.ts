@@ -1,8 +1,8 @@
 import type { Sql } from "postgres"
-import { unknownReference } from "../api/errors.ts"
-import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../links/errors.ts"
-import { commaList } from "../links/schema.ts"
-import { PLAN_LIMITS, type Plan } from "../plans/plans.ts"
+import { unknownReference } from "../kernel/errors.ts"
+import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../kernel/unknownReferences.ts"
+import { commaList } from "../kernel/fields.ts"
+import { PLAN_LIMITS, type Plan } from "../kernel/plans.ts"
 import type { AnalyticsQuery, Interval } from "./schema.ts"
 import type { ClickFilter } from "./sql.ts"
 

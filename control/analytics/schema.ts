@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { UtcDateTime } from "../http/fields.ts"
+import { UtcDateTime } from "../kernel/fields.ts"
 
 export const GROUP_BYS = [
   "count", "timeseries", "countries", "regions", "cities", "devices", "browsers", "os", "referers",

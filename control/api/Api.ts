@@ -9,10 +9,10 @@ import { MeApi } from "../people/api.ts"
 import { SessionsApi, SignInApi } from "../sessions/api.ts"
 import { TagsApi } from "../tags/api.ts"
 import { WebhooksApi } from "../webhooks/api.ts"
-import { Admission } from "./Admission.ts"
+import { Admission } from "../kernel/Admission.ts"
 import { refineDocument } from "./documentHeaders.ts"
-import { PARAMS_OPTIONS, PAYLOAD_OPTIONS, QUERY_OPTIONS } from "./RequestChecks.ts"
-import { Unexpected } from "./Unexpected.ts"
+import { PARAMS_OPTIONS, PAYLOAD_OPTIONS, QUERY_OPTIONS } from "../kernel/RequestChecks.ts"
+import { Unexpected } from "../kernel/Unexpected.ts"
 
 /**
  * The /v1 API, declared once: the server (control/http/server.ts), the typed client

@@ -2,29 +2,29 @@ import { Effect, Exit, Predicate } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
-import { ServiceUnavailable } from "../api/errors.ts"
-import { observeDatabaseCall } from "../ops/metrics.ts"
-import { afterDatabaseCall } from "../outbox/signal.ts"
+import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import { hooked } from "./callHooks.ts"
 
 /**
  * Database work as Effects. Repositories write SQL with the `postgres` client and run each
  * statement with `run`; a repository operation is `query` (one call on the pool) or `transaction`.
  * A database that cannot be reached or does not answer within RICOCHET_DB_TIMEOUT_SECONDS is a
- * ServiceUnavailable (503); any other failure of a statement that the repository did not handle
- * (as it handles a unique violation it expects) is unexpected: a defect, logged and answered 500.
+ * DatabaseUnavailable (the API answers it 503); any other failure of a statement that the
+ * repository did not handle (as it handles a unique violation it expects) is unexpected: a defect.
+ * Each operation runs inside the process's hooks (callHooks.ts): metrics, wake-ups after commit.
  */
 
 // During an outage every request fails the same way: one line when it begins, one when it ends.
 let unavailableSince: number | undefined
 let answeredUnavailable = 0
 
-const unavailable = (cause: unknown): ServiceUnavailable => {
+const unavailable = (cause: unknown): DatabaseUnavailable => {
   answeredUnavailable++
   if (unavailableSince === undefined) {
     unavailableSince = Date.now()
     console.warn(`database unavailable, answering 503: ${cause instanceof Error ? cause.message : String(cause)} (logged again once it answers)`)
   }
-  return ServiceUnavailable.database()
+  return DatabaseUnavailable.now()
 }
 
 const answered = <A>(value: A): A => {
@@ -37,7 +37,7 @@ const answered = <A>(value: A): A => {
 }
 
 /** One call of the `postgres` client (or of another store: DuckDB, DNS and a row update). */
-export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable | DatabaseError> =>
+export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable | DatabaseError> =>
   Effect.tryPromise({
     try: () => Promise.resolve(call()).then(answered),
     catch: (cause) => (isDatabaseUnavailable(cause) ? unavailable(cause) : new DatabaseError({ cause }))
@@ -49,9 +49,7 @@ const settle = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclu
     Effect.catchIf(
       (error): error is Extract<E, DatabaseError> => Predicate.isTagged(error, "DatabaseError"),
       (error) => Effect.die(error)
-    ),
-    // A transaction that wrote events wakes the outbox publisher of this process.
-    Effect.ensuring(Effect.sync(afterDatabaseCall))
+    )
   ) as Effect.Effect<A, Exclude<E, DatabaseError>, R>
 
 /**
@@ -68,12 +66,12 @@ const withDeadline = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       }))
 
 /** Work on the pool outside a transaction, its calls made with `run`, within the deadline. */
-export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, Database> =>
+export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) => withDeadline(settle(work(sql))))
 
 /** One call on the pool, within the deadline. */
-export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable, Database> =>
-  observeDatabaseCall(onPool((sql) => run(() => call(sql))))
+export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable, Database> =>
+  hooked(onPool((sql) => run(() => call(sql))))
 
 /** A unique violation of the statement(s) is `onTaken` (a name or slug already used). */
 export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.Effect<A, E | DatabaseError>) =>
@@ -84,7 +82,7 @@ export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.
   )
 
 /** Work that is not bounded by the database deadline (a DNS check, a DuckDB query): failures as `query`'s. */
-export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, ServiceUnavailable> => settle(run(call))
+export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable> => settle(run(call))
 
 /**
  * Runs `body` inside `open` (postgres.js's begin or savepoint). This is the one place an Effect
@@ -94,7 +92,7 @@ export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, Service
 const inside = <A, E, R>(
   open: (callback: (tx: TransactionSql) => Promise<never>) => PromiseLike<unknown>,
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> =>
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R> =>
   Effect.flatMap(Effect.context<R>(), (context) =>
     Effect.suspend(() => {
       let failed: Exit.Failure<never, E> | undefined
@@ -105,16 +103,16 @@ const inside = <A, E, R>(
           failed = exit as Exit.Failure<never, E>
           throw new Error("rolled back")
         })
-      ).pipe(Effect.catch((error): Effect.Effect<never, E | ServiceUnavailable | DatabaseError> =>
-        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | ServiceUnavailable | DatabaseError>
+      ).pipe(Effect.catch((error): Effect.Effect<never, E | DatabaseUnavailable | DatabaseError> =>
+        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | DatabaseUnavailable | DatabaseError>
     }))
 
 /** Runs `body` in one transaction, within the deadline (see `inside`). */
 export const transaction = <A, E, R>(
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, DatabaseError> | ServiceUnavailable, R | Database> =>
+): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, R | Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) =>
-    observeDatabaseCall(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
+    hooked(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
 
 /**
  * Runs `body` in a savepoint of `tx`: a failure of the body rolls back its own writes only, and
@@ -124,4 +122,4 @@ export const transaction = <A, E, R>(
 export const savepoint = <A, E, R>(
   tx: TransactionSql,
   body: (sp: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | ServiceUnavailable | DatabaseError, R> => inside((callback) => tx.savepoint(callback), body)
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R> => inside((callback) => tx.savepoint(callback), body)

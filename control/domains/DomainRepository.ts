@@ -2,11 +2,14 @@ import { Context, Effect, Layer } from "effect"
 import { Database } from "../../shared/db/Database.ts"
 import { newId, randomBase62 } from "../../shared/ids.ts"
 import { toDomainRecord } from "../../shared/links/linkQueries.ts"
-import type { LimitReached, ServiceUnavailable } from "../api/errors.ts"
+import type { LimitReached } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
+import { OutboxSignal } from "../outbox/OutboxSignal.ts"
 import { domainStatusEvent, linkDeletedEvent } from "../webhooks/eventData.ts"
 import { enqueueWebhookEvents } from "../webhooks/events.ts"
+import { WebhooksDue } from "../webhooks/WebhooksDue.ts"
 import { ensureQuota, type Scope } from "../plans/quota.ts"
 import { checkStateOf, DOMAIN_COLUMNS, type DomainRow } from "./domainRow.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "./errors.ts"
@@ -20,12 +23,12 @@ export interface DomainChanges {
 
 /** Domains of the workspaces; every change is announced to the engines through the outbox. */
 export class DomainRepository extends Context.Service<DomainRepository, {
-  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<DomainRow>, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<DomainRow, DomainNotFound | ServiceUnavailable>
-  readonly create: (scope: Scope, host: string) => Effect.Effect<DomainRow, HostTaken | LimitReached | ServiceUnavailable>
-  readonly update: (workspaceId: string, id: string, changes: DomainChanges) => Effect.Effect<DomainRow, DomainNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<DomainRow>, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<DomainRow, DomainNotFound | DatabaseUnavailable>
+  readonly create: (scope: Scope, host: string) => Effect.Effect<DomainRow, HostTaken | LimitReached | DatabaseUnavailable>
+  readonly update: (workspaceId: string, id: string, changes: DomainChanges) => Effect.Effect<DomainRow, DomainNotFound | DatabaseUnavailable>
   /** Removes a custom domain and every link on it in one transaction; the workspace subdomain stays. */
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, DomainNotFound | SubdomainKept | ServiceUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, DomainNotFound | SubdomainKept | DatabaseUnavailable>
   /**
    * Stores one check's outcome. The new state is worked out from the row as it is now, under a
    * row lock, so a verify call and the background job finishing together cannot overwrite each
@@ -36,19 +39,23 @@ export class DomainRepository extends Context.Service<DomainRepository, {
     next: (current: CheckState) => CheckState,
     reason: string,
     recheckSeconds: number
-  ) => Effect.Effect<DomainRow | undefined, ServiceUnavailable>
+  ) => Effect.Effect<DomainRow | undefined, DatabaseUnavailable>
   /**
    * Claims custom domains due for a check with a lease: another control process skips them until
    * the lease runs out, and no transaction stays open while DNS answers.
    */
-  readonly claimDue: (limit: number, leaseSeconds: number) => Effect.Effect<ReadonlyArray<DomainRow>, ServiceUnavailable>
+  readonly claimDue: (limit: number, leaseSeconds: number) => Effect.Effect<ReadonlyArray<DomainRow>, DatabaseUnavailable>
 }>()("ricochet/DomainRepository") {}
 
 const found = <A>(row: A | undefined) => (row === undefined ? Effect.fail(DomainNotFound.make()) : Effect.succeed(row))
 
 export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(function*() {
   const database = yield* Database
-  const withDatabase = Effect.provideService(Database, database)
+  const outbox = yield* OutboxSignal
+  const due = yield* WebhooksDue
+  // The database, and the wake-ups of the workers its commits give work to.
+  const withDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Database, database), Effect.provideService(OutboxSignal, outbox), Effect.provideService(WebhooksDue, due))
   return DomainRepository.of({
     list: (workspaceId) =>
       query((sql) =>
@@ -73,7 +80,7 @@ export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(f
                 RETURNING ${sp.unsafe(DOMAIN_COLUMNS)}`
             )
           ).pipe(uniqueViolation(() => HostTaken.of(host)))
-          yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }]))
+          yield* writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }])
           return row
         })
       ).pipe(withDatabase),
@@ -91,7 +98,7 @@ export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(f
                               WHERE workspace_id = ${workspaceId} AND id = ${id} RETURNING ${tx.unsafe(DOMAIN_COLUMNS)}`
             )
           if (row === undefined) return yield* DomainNotFound.make()
-          if (Object.keys(columns).length > 0) yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }]))
+          if (Object.keys(columns).length > 0) yield* writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }])
           return row
         })
       ).pipe(withDatabase),
@@ -105,14 +112,13 @@ export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(f
           if (row.kind === "subdomain") return yield* SubdomainKept.of(row.host)
           const links = yield* run(() => tx<{ id: string; slug: string }[]>`DELETE FROM links WHERE domain_id = ${id} RETURNING id, slug`)
           yield* run(() => tx`DELETE FROM domains WHERE id = ${id}`)
-          yield* run(() =>
-            writeEvents(tx, [
-              ...links.map((link) => ({ type: "link.deleted" as const, id: link.id, host: row.host, slug: link.slug })),
-              { type: "domain.deleted", id, host: row.host }
-            ])
-          )
-          yield* run(() =>
-            enqueueWebhookEvents(tx, links.map((link) => linkDeletedEvent(workspaceId, { id: link.id, domainId: id, host: row.host, slug: link.slug })))
+          yield* writeEvents(tx, [
+            ...links.map((link) => ({ type: "link.deleted" as const, id: link.id, host: row.host, slug: link.slug })),
+            { type: "domain.deleted", id, host: row.host }
+          ])
+          yield* enqueueWebhookEvents(
+            tx,
+            links.map((link) => linkDeletedEvent(workspaceId, { id: link.id, domainId: id, host: row.host, slug: link.slug }))
           )
         })
       ).pipe(withDatabase),
@@ -136,10 +142,10 @@ export const DomainRepositoryLayer = Layer.effect(DomainRepository)(Effect.gen(f
               WHERE id = ${id}
               RETURNING ${tx.unsafe(DOMAIN_COLUMNS)}`
           )
-          if (row.status !== current.status) yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }]))
+          if (row.status !== current.status) yield* writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(row) }])
           const status = row.status
           if (status !== current.status && (status === "verified" || status === "failed")) {
-            yield* run(() => enqueueWebhookEvents(tx, [domainStatusEvent(row.workspace_id, { id: row.id, host: row.host, status }, reason)]))
+            yield* enqueueWebhookEvents(tx, [domainStatusEvent(row.workspace_id, { id: row.id, host: row.host, status }, reason)])
           }
           return row
         })

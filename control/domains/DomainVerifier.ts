@@ -2,7 +2,7 @@ import { Context, Data, Effect, Layer } from "effect"
 import { pollLoop } from "../jobs/pollLoop.ts"
 import { countDomainCheck } from "../ops/metrics.ts"
 import { Configuration } from "../../shared/config.ts"
-import type { ServiceUnavailable } from "../api/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { makeDnsLookup } from "./dnsLookup.ts"
 import { DomainRepository } from "./DomainRepository.ts"
 import type { DomainRow } from "./domainRow.ts"
@@ -26,7 +26,7 @@ export interface CheckOutcome {
 /** Checks a custom domain's DNS and stores the outcome; used by the verify endpoint and the job. */
 export class DomainVerifier extends Context.Service<DomainVerifier, {
   readonly targets: DnsTargets
-  readonly check: (row: DomainRow) => Effect.Effect<CheckOutcome, ServiceUnavailable>
+  readonly check: (row: DomainRow) => Effect.Effect<CheckOutcome, DatabaseUnavailable>
 }>()("ricochet/DomainVerifier") {}
 
 export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(function*() {

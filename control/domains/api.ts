@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { AdminOnly } from "../api/AdminOnly.ts"
-import { LimitReached } from "../api/errors.ts"
-import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
-import { DeletionResult, IdParams } from "../http/fields.ts"
+import { AdminOnly } from "../kernel/AdminOnly.ts"
+import { LimitReached } from "../kernel/errors.ts"
+import { input, requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
+import { DeletionResult, IdParams } from "../kernel/fields.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "./errors.ts"
 import { Domain, DomainCheckList, DomainCreate, DomainList, DomainUpdate, VerificationResult } from "./schema.ts"
 

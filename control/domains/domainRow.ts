@@ -1,4 +1,4 @@
-import { toIso } from "../http/fields.ts"
+import { toIso } from "../kernel/fields.ts"
 import type { Domain, DomainStatus } from "./schema.ts"
 import { type CheckState, type DnsTargets, expectedRecords } from "./verification.ts"
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpUrl } from "../http/fields.ts"
+import { HttpUrl } from "../kernel/fields.ts"
 
 export const DnsRecord = Schema.Struct({ type: Schema.String, name: Schema.String, value: Schema.String })
 export type DnsRecord = typeof DnsRecord.Type

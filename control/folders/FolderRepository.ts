@@ -1,19 +1,20 @@
 import { Context, Effect, Layer } from "effect"
 import { Database } from "../../shared/db/Database.ts"
 import { newId } from "../../shared/ids.ts"
-import type { LimitReached, ServiceUnavailable } from "../api/errors.ts"
+import type { LimitReached } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { onPool, query, run, transaction, uniqueViolation } from "../db/sql.ts"
-import { toIso } from "../http/fields.ts"
+import { toIso } from "../kernel/fields.ts"
 import { ensureQuota, type Scope } from "../plans/quota.ts"
 import { FolderNameTaken, FolderNotFound } from "./errors.ts"
 import type { Folder } from "./schema.ts"
 
 /** Folders of a workspace; deleting one leaves its links outside any folder (folder_id is set null). */
 export class FolderRepository extends Context.Service<FolderRepository, {
-  readonly list: (workspaceId: string) => Effect.Effect<Array<Folder>, ServiceUnavailable>
-  readonly create: (scope: Scope, name: string) => Effect.Effect<Folder, FolderNameTaken | LimitReached | ServiceUnavailable>
-  readonly rename: (workspaceId: string, id: string, name: string) => Effect.Effect<Folder, FolderNotFound | FolderNameTaken | ServiceUnavailable>
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, FolderNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<Array<Folder>, DatabaseUnavailable>
+  readonly create: (scope: Scope, name: string) => Effect.Effect<Folder, FolderNameTaken | LimitReached | DatabaseUnavailable>
+  readonly rename: (workspaceId: string, id: string, name: string) => Effect.Effect<Folder, FolderNotFound | FolderNameTaken | DatabaseUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, FolderNotFound | DatabaseUnavailable>
 }>()("ricochet/FolderRepository") {}
 
 interface FolderRow {

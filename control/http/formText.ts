@@ -1,10 +1,10 @@
 import { Predicate, Result } from "effect"
 import qs from "qs"
-import { BadRequest } from "../api/errors.ts"
-import { percentDecode } from "./charset.ts"
-import { FORM_OPTIONS, type FormTree } from "./formTree.ts"
-import { formLimitMessage } from "./limits.ts"
-import { hasLoneSurrogate } from "./nul.ts"
+import { BadRequest } from "../kernel/errors.ts"
+import { percentDecode } from "../kernel/charset.ts"
+import { FORM_OPTIONS, type FormTree } from "../kernel/formTree.ts"
+import { formLimitMessage } from "../kernel/limits.ts"
+import { hasLoneSurrogate } from "../kernel/nul.ts"
 
 /**
  * Reading form and query text when a request arrives: the escapes in its charset and the bounds

@@ -1,10 +1,10 @@
 import { ByteSize, Effect, Result } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
-import { BadRequest } from "../api/errors.ts"
-import { decodeText, knownEncoding, parseContentType } from "./charset.ts"
+import { BadRequest } from "../kernel/errors.ts"
+import { decodeText, knownEncoding, parseContentType } from "../kernel/charset.ts"
 import { formEntriesToTree, parseFormText } from "./formText.ts"
-import type { FormFields } from "./formTree.ts"
-import { jsonShapeProblem } from "./limits.ts"
+import type { FormFields } from "../kernel/formTree.ts"
+import { jsonShapeProblem } from "../kernel/limits.ts"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
-import { clientAddress } from "../api/AdmissionLayer.ts"
+import { clientAddress } from "./AdmissionLayer.ts"
 import { countApiRequest } from "../ops/metrics.ts"
 import { makeRouteOf } from "../ops/routeOf.ts"
 import { API_ROUTES } from "./apiRoutes.ts"

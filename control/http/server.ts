@@ -1,42 +1,43 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, type Types } from "effect"
+import { Effect, Layer, Predicate, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { createServer } from "node:http"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
-import { AnalyticsHandlers } from "../analytics/handlers.ts"
-import { AdminOnlyLayer } from "../api/AdminOnly.ts"
-import type { AllowanceKind } from "../api/Admission.ts"
-import { admit, AdmissionLayer, CountedByAddressLayer } from "../api/AdmissionLayer.ts"
+import { AnalyticsHandlers } from "./handlers/analytics.ts"
+import { AdminOnlyLayer } from "../kernel/AdminOnly.ts"
+import type { AllowanceKind } from "../kernel/Admission.ts"
+import { admit, AdmissionLayer, CountedByAddressLayer } from "./AdmissionLayer.ts"
 import { Api } from "../api/Api.ts"
-import { BadRequest, NotFound } from "../api/errors.ts"
-import { RequestChecksLayer } from "../api/RequestChecksLayer.ts"
-import { answerUnexpected, UnexpectedLayer } from "../api/Unexpected.ts"
-import { DomainsHandlers } from "../domains/handlers.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import { BadRequest, NotFound, ServiceUnavailable } from "../kernel/errors.ts"
+import { RequestChecksLayer } from "./RequestChecksLayer.ts"
+import { answerUnexpected, UnexpectedLayer } from "../kernel/Unexpected.ts"
+import { DomainsHandlers } from "./handlers/domains.ts"
 import { FolderRepositoryLayer } from "../folders/FolderRepository.ts"
-import { FoldersHandlers } from "../folders/handlers.ts"
-import { KeysHandlers } from "../keys/handlers.ts"
+import { FoldersHandlers } from "./handlers/folders.ts"
+import { KeysHandlers } from "./handlers/keys.ts"
 import { KeyRepositoryLayer } from "../keys/KeyRepository.ts"
-import { InvitationsHandlers, MembersHandlers } from "../members/handlers.ts"
+import { InvitationsHandlers, MembersHandlers } from "./handlers/members.ts"
 import { MemberServiceLayer } from "../members/MemberService.ts"
-import { MeHandlers } from "../people/handlers.ts"
+import { MeHandlers } from "./handlers/people.ts"
 import { PasswordServiceLayer } from "../people/PasswordService.ts"
-import { SessionsHandlers, SignInHandlers } from "../sessions/handlers.ts"
+import { SessionsHandlers, SignInHandlers } from "./handlers/sessions.ts"
 import { SessionServiceLayer } from "../sessions/SessionService.ts"
 import { SignInOriginLayer } from "../sessions/SignInOriginLayer.ts"
-import { LinksHandlers } from "../links/handlers.ts"
+import { LinksHandlers } from "./handlers/links.ts"
 import { LinkRepositoryLayer } from "../links/LinkRepository.ts"
 import { QrRendererLayer } from "../links/qr/QrRenderer.ts"
 import { ImportJobRepositoryLayer } from "../links/import/ImportJobRepository.ts"
-import { TagsHandlers } from "../tags/handlers.ts"
+import { TagsHandlers } from "./handlers/tags.ts"
 import { TagRepositoryLayer } from "../tags/TagRepository.ts"
 import { dashboardRoute } from "../dashboard/route.ts"
-import { liveEventsRoute } from "../live/route.ts"
-import { WebhooksHandlers } from "../webhooks/handlers.ts"
+import { liveEventsRoute } from "./liveRoute.ts"
+import { WebhooksHandlers } from "./handlers/webhooks.ts"
 import { WebhookRepositoryLayer } from "../webhooks/WebhookRepository.ts"
 import { answerClientErrors } from "./clientError.ts"
-import { readinessRoute } from "./readiness.ts"
+import { readinessRoute } from "../ops/readiness.ts"
 import { ReferencePageHeaders } from "./referencePageHeaders.ts"
 import { sendNosniff } from "./securityHeaders.ts"
 import { observeRequest } from "./requestObservation.ts"
@@ -70,11 +71,23 @@ const admitted = <E>(kind: AllowanceKind, answer: Effect.Effect<HttpServerRespon
     )
   })
 
+/**
+ * A route outside the HttpApi (the documents, unknown /v1 paths, the live stream) whose admission
+ * or query found the database unavailable answers the API's 503; inside the HttpApi the
+ * endpoints' error lists do (ServiceUnavailable.response).
+ */
+const answerDatabaseUnavailable = <E, R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is Extract<E, DatabaseUnavailable> => Predicate.isTagged(error, "DatabaseUnavailable"),
+    () => Effect.succeed(ServiceUnavailable.answer())
+  )
+
 const pathOf = (url: string) => new URL(url, "http://localhost").pathname
 
 const undecodable = "The request path is not percent-encoded UTF-8"
 
-/** Metrics are for the operator port (control/ops/adminServer.ts), not for whoever reaches the API. */
+/** Metrics are for the operator port (control/http/adminServer.ts), not for whoever reaches the API. */
 const metricsElsewhere = HttpServerResponse.jsonUnsafe(
   { error: { code: "not_found", message: "Metrics are served on control's operator port (RICOCHET_CONTROL_ADMIN_PORT, default 9465), not on the API port" } },
   { status: 404 }
@@ -93,12 +106,12 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
   yield* router.addGlobalMiddleware((app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
     observe(answerUnexpected(
-      Effect.gen(function*() {
+      answerDatabaseUnavailable(Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (isDecodablePath(request.url)) return yield* app
         if (request.url.startsWith("/v1/")) return yield* undecodableV1Path
         return HttpServerResponse.jsonUnsafe({ error: { code: "bad_request", message: undecodable } }, { status: 400 })
-      }),
+      })),
       (reason) => reason._tag !== "Die"
     )))
   let document: HttpServerResponse.HttpServerResponse | undefined

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { AdminOnly } from "../api/AdminOnly.ts"
-import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
-import { DeletionResult, IdParams } from "../http/fields.ts"
+import { AdminOnly } from "../kernel/AdminOnly.ts"
+import { input, requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
+import { DeletionResult, IdParams } from "../kernel/fields.ts"
 import { KeyNotFound } from "./errors.ts"
 import { ApiKeyCreate, ApiKeyList, CreatedApiKey } from "./schema.ts"
 

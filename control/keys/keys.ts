@@ -1,8 +1,8 @@
 import type { Sql, TransactionSql } from "postgres"
 import { newId } from "../../shared/ids.ts"
 import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys.ts"
-import { toIso } from "../http/fields.ts"
-import type { Role } from "../people/users.ts"
+import { toIso } from "../kernel/fields.ts"
+import type { Role } from "../kernel/Principal.ts"
 
 /**
  * The API keys of a workspace, in plain SQL shared by the /v1/keys endpoints and the CLI. A key

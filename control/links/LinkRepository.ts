@@ -6,17 +6,22 @@ import type { TransactionSql } from "postgres"
 import { Configuration } from "../../shared/config.ts"
 import { Database, type DatabaseError, type Queryable } from "../../shared/db/Database.ts"
 import { newId, randomSlug } from "../../shared/ids.ts"
-import { type LimitReached, type ServiceUnavailable, unknownReference, type ValidationFailed } from "../api/errors.ts"
+import { type LimitReached, unknownReference, type ValidationFailed } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, savepoint, transaction, uniqueViolation } from "../db/sql.ts"
 import { writeEvents } from "../outbox/outbox.ts"
-import { linkDeletedEvent, linkEvent } from "../webhooks/eventData.ts"
+import { OutboxSignal } from "../outbox/OutboxSignal.ts"
+import { linkDeletedEvent } from "../webhooks/eventData.ts"
+import { linkEvent } from "./linkEvent.ts"
 import { enqueueWebhookEvents } from "../webhooks/events.ts"
+import { WebhooksDue } from "../webhooks/WebhooksDue.ts"
 import { ensureQuota, quotaOf, type Scope } from "../plans/quota.ts"
 import { type Cursor, encodeCursor } from "./cursor.ts"
-import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
+import { LinkNotFound, SlugTaken } from "./errors.ts"
 import { emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "./linkInput.ts"
 import { type LinkRow, type StoredLink, toLink, toStoredLink } from "./linkRow.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
+import { DomainUnknown, FolderUnknown, TagUnknown } from "../kernel/unknownReferences.ts"
 
 export interface ListFilters {
   readonly domain?: string | undefined
@@ -37,24 +42,24 @@ export type CreateFailure = SlugTaken | DomainUnknown | FolderUnknown | TagUnkno
 
 /** Links of a workspace, in PostgreSQL; every change also writes its events to the outbox. */
 export class LinkRepository extends Context.Service<LinkRepository, {
-  readonly list: (workspaceId: string, filters: ListFilters) => Effect.Effect<LinkPageRows, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<StoredLink, LinkNotFound | ServiceUnavailable>
-  readonly findBySlug: (workspaceId: string, host: string, slug: string) => Effect.Effect<StoredLink, LinkNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string, filters: ListFilters) => Effect.Effect<LinkPageRows, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<StoredLink, LinkNotFound | DatabaseUnavailable>
+  readonly findBySlug: (workspaceId: string, host: string, slug: string) => Effect.Effect<StoredLink, LinkNotFound | DatabaseUnavailable>
   readonly create: (
     scope: Scope,
     input: LinkCreate
-  ) => Effect.Effect<StoredLink, CreateFailure | ServiceUnavailable>
+  ) => Effect.Effect<StoredLink, CreateFailure | DatabaseUnavailable>
   /** Each input created as `create` would, in one transaction; the item's own failure in its place. */
   readonly createMany: (
     scope: Scope,
     inputs: ReadonlyArray<LinkCreate>
-  ) => Effect.Effect<ReadonlyArray<Result.Result<StoredLink, CreateFailure>>, ServiceUnavailable>
+  ) => Effect.Effect<ReadonlyArray<Result.Result<StoredLink, CreateFailure>>, DatabaseUnavailable>
   readonly update: (
     scope: Scope,
     id: string,
     input: LinkUpdate
-  ) => Effect.Effect<StoredLink, LinkNotFound | SlugTaken | FolderUnknown | TagUnknown | ValidationFailed | ServiceUnavailable>
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, LinkNotFound | ServiceUnavailable>
+  ) => Effect.Effect<StoredLink, LinkNotFound | SlugTaken | FolderUnknown | TagUnknown | ValidationFailed | DatabaseUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, LinkNotFound | DatabaseUnavailable>
 }>()("ricochet/LinkRepository") {}
 
 const select = (sql: Queryable) => sql`
@@ -221,8 +226,8 @@ const insertLink = <EQ>(
     }
     yield* setTags(tx, id, tagIds)
     const link = yield* currentLink(tx, scope.workspaceId, id)
-    yield* run(() => writeEvents(tx, [{ type: "link.upserted", link: link.record }]))
-    yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(link, base), link.record.domainId, scope.workspaceId)]))
+    yield* writeEvents(tx, [{ type: "link.upserted", link: link.record }])
+    yield* enqueueWebhookEvents(tx, [linkEvent("link.created", toLink(link, base), link.record.domainId, scope.workspaceId)])
     return link
   })
 
@@ -233,7 +238,7 @@ const create = (scope: Scope, input: LinkCreate, base: LinkBase) =>
   })
 
 /** Failures that end a whole batch: the database, not the item. */
-const isBatchFailure = (error: { readonly _tag: string }) => error._tag === "ServiceUnavailable" || error._tag === "DatabaseError"
+const isBatchFailure = (error: { readonly _tag: string }) => error._tag === "DatabaseUnavailable" || error._tag === "DatabaseError"
 
 /**
  * Creates in one transaction (an import's batch): one commit and one quota count for all, each
@@ -249,7 +254,7 @@ const createMany = (scope: Scope, inputs: ReadonlyArray<LinkCreate>, base: LinkB
         for (const [i, input] of inputs.entries()) {
           const result = yield* Effect.result(savepoint(tx, (sp) => insertLink(sp, scope, input, hashes[i] ?? null, base, quota.check)))
           if (Result.isFailure(result)) {
-            if (isBatchFailure(result.failure)) return yield* Effect.fail(result.failure as ServiceUnavailable | DatabaseError)
+            if (isBatchFailure(result.failure)) return yield* Effect.fail(result.failure as DatabaseUnavailable | DatabaseError)
             results.push(Result.fail(result.failure as CreateFailure))
           } else {
             quota.taken()
@@ -310,8 +315,8 @@ const update = (scope: Scope, id: string, input: LinkUpdate, base: LinkBase) =>
         // The engines key their caches by host and slug: a renamed slug must leave the old key too.
         if (link.record.slug !== existing.slug) events.push({ type: "link.deleted", id, host: existing.host, slug: existing.slug })
         events.push({ type: "link.upserted", link: link.record })
-        yield* run(() => writeEvents(tx, events))
-        yield* run(() => enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(link, base), link.record.domainId, scope.workspaceId)]))
+        yield* writeEvents(tx, events)
+        yield* enqueueWebhookEvents(tx, [linkEvent("link.updated", toLink(link, base), link.record.domainId, scope.workspaceId)])
         return link
       })
     )
@@ -327,8 +332,8 @@ const remove = (workspaceId: string, id: string) =>
           RETURNING d.host, l.slug, l.domain_id`
       )
       if (row === undefined) return yield* LinkNotFound.make()
-      yield* run(() => writeEvents(tx, [{ type: "link.deleted", id, host: row.host, slug: row.slug }]))
-      yield* run(() => enqueueWebhookEvents(tx, [linkDeletedEvent(workspaceId, { id, domainId: row.domain_id, host: row.host, slug: row.slug })]))
+      yield* writeEvents(tx, [{ type: "link.deleted", id, host: row.host, slug: row.slug }])
+      yield* enqueueWebhookEvents(tx, [linkDeletedEvent(workspaceId, { id, domainId: row.domain_id, host: row.host, slug: row.slug })])
     })
   )
 
@@ -336,8 +341,12 @@ const found = (row: LinkRow | undefined) => (row === undefined ? Effect.fail(Lin
 
 export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(function*() {
   const database = yield* Database
+  const outbox = yield* OutboxSignal
+  const due = yield* WebhooksDue
   const linkBase: LinkBase = yield* Configuration
-  const withDatabase = Effect.provideService(Database, database)
+  // The database, and the wake-ups of the workers its commits give work to.
+  const withDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provideService(Database, database), Effect.provideService(OutboxSignal, outbox), Effect.provideService(WebhooksDue, due))
   return LinkRepository.of({
     list: (workspaceId, filters) =>
       query((sql) => listRows(sql, workspaceId, filters)).pipe(

@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { BadRequest, LimitReached, PlanRequired, ValidationFailed } from "../api/errors.ts"
-import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
-import { DeletionResult, IdParams } from "../http/fields.ts"
-import { DomainUnknown, FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "./errors.ts"
+import { BadRequest, LimitReached, PlanRequired, ValidationFailed } from "../kernel/errors.ts"
+import { input, requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
+import { DeletionResult, IdParams } from "../kernel/fields.ts"
+import { LinkNotFound, SlugTaken } from "./errors.ts"
 import { BulkCreate, BulkDelete, BulkDeleteResult, BulkLinkResult, BulkUpdate } from "./bulkSchema.ts"
 import { ExportLinksQuery, LinksCsv } from "./export/schema.ts"
 import { ImportFinished, ImportNotFound, ImportUploading } from "./import/errors.ts"
@@ -10,6 +10,7 @@ import { ImportJob, ImportJobParams, ImportUpload } from "./import/schema.ts"
 import { QrRendererBusy } from "./qr/errors.ts"
 import { QrImage, QrQuery } from "./qr/schema.ts"
 import { Link, LinkCreate, LinkInfoQuery, LinkPage, LinkUpdate, ListLinksQuery } from "./schema.ts"
+import { DomainUnknown, FolderUnknown, TagUnknown } from "../kernel/unknownReferences.ts"
 
 /** /v1/links: short links of the caller's workspace. */
 export const LinksApi = HttpApiGroup.make("links")

@@ -1,8 +1,9 @@
 import { Effect, Schema } from "effect"
-import { type FieldIssue, type ServiceUnavailable, ValidationFailed } from "../api/errors.ts"
-import type { Principal } from "../api/Principal.ts"
-import { input, PAYLOAD_OPTIONS } from "../api/RequestChecks.ts"
-import { toFieldIssues } from "../http/issues.ts"
+import { type FieldIssue, ValidationFailed } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import type { Principal } from "../kernel/Principal.ts"
+import { input, PAYLOAD_OPTIONS } from "../kernel/RequestChecks.ts"
+import { toFieldIssues } from "../kernel/issues.ts"
 import { checkLinkPlan } from "./linkInput.ts"
 import type { LinkRepository } from "./LinkRepository.ts"
 import { toLink } from "./linkRow.ts"
@@ -39,13 +40,13 @@ const failureOf = (index: number, error: Failure): ItemFailure => ({
  */
 const settle = <A, B, E extends Failure>(
   index: number,
-  work: Effect.Effect<A, E>,
+  work: Effect.Effect<A, E | DatabaseUnavailable>,
   onSuccess: (value: A) => B
-): Effect.Effect<B | ItemFailure, ServiceUnavailable> =>
+): Effect.Effect<B | ItemFailure, DatabaseUnavailable> =>
   work.pipe(
     Effect.map(onSuccess),
-    Effect.catch((error: E) =>
-      error._tag === "ServiceUnavailable" ? Effect.fail(error as unknown as ServiceUnavailable) : Effect.succeed(failureOf(index, error))
+    Effect.catch((error: E | DatabaseUnavailable) =>
+      error._tag === "DatabaseUnavailable" ? Effect.fail(error as DatabaseUnavailable) : Effect.succeed(failureOf(index, error as E))
     )
   )
 

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { FieldIssue } from "../api/errors.ts"
-import { Id } from "../http/fields.ts"
+import { FieldIssue } from "../kernel/errors.ts"
+import { Id } from "../kernel/fields.ts"
 import { Link, LinkUpdate } from "./schema.ts"
 
 /** At most this many links in one bulk request. */

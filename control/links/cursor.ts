@@ -1,4 +1,4 @@
-import { textProblem } from "../http/nul.ts"
+import { textProblem } from "../kernel/nul.ts"
 
 /**
  * The listing cursor: base64url of `[createdKey, id]`, where createdKey is `created_at::text` of

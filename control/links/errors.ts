@@ -1,9 +1,8 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: no link with that id (or domain and slug) in the workspace. */
 export class LinkNotFound extends ApiError<LinkNotFound>()("LinkNotFound", {
   code: "not_found",
-  status: 404,
   description: "No such link in this workspace"
 }) {
   static readonly make = (): LinkNotFound => new LinkNotFound({ message: "Link not found" })
@@ -12,28 +11,6 @@ export class LinkNotFound extends ApiError<LinkNotFound>()("LinkNotFound", {
 /** 409: the slug is already used on that domain (or no free random slug was found). */
 export class SlugTaken extends ApiError<SlugTaken>()("SlugTaken", {
   code: "conflict",
-  status: 409,
   description: "The slug is already used on that domain"
 }) {}
 
-const unknownReference = (field: string, what: string) => ({
-  code: "unprocessable_entity",
-  status: 422,
-  description: `${what} that is not the workspace's (an unknown_reference issue at ${field})`,
-  issue: { code: "unknown_reference", field }
-} as const)
-
-/** 422: a folder id that is not the workspace's. */
-export class FolderUnknown extends ApiError<FolderUnknown>()("FolderUnknown", unknownReference("folderId", "A folder id")) {}
-
-/** 422: a tag id that is not the workspace's. */
-export class TagUnknown extends ApiError<TagUnknown>()("TagUnknown", unknownReference("tagIds", "A tag id")) {}
-
-/** 422: a host that is not one of the workspace's domains. */
-export class DomainUnknown extends ApiError<DomainUnknown>()("DomainUnknown", unknownReference("domain", "A domain")) {}
-
-/** 422: a link id (in an analytics question) that is not the workspace's. */
-export class LinkUnknown extends ApiError<LinkUnknown>()("LinkUnknown", unknownReference("linkId", "A link id")) {}
-
-/** 422: a slug (in an analytics question) that names no link on its domain. */
-export class SlugUnknown extends ApiError<SlugUnknown>()("SlugUnknown", unknownReference("slug", "A slug")) {}

@@ -1,6 +1,6 @@
 import { Result } from "effect"
-import { type PlanRequired, ValidationFailed } from "../api/errors.ts"
-import { type Plan, requirePlan } from "../plans/plans.ts"
+import { type PlanRequired, ValidationFailed } from "../kernel/errors.ts"
+import { type Plan, requirePlan } from "../kernel/plans.ts"
 import type { LinkCreate, LinkUpdate } from "./schema.ts"
 
 type LinkInput = LinkCreate | LinkUpdate

@@ -1,7 +1,7 @@
 import type { LinkRecord } from "../../shared/links/linkRecord.ts"
 import { type LinkRecordRow, toLinkRecord } from "../../shared/links/linkQueries.ts"
 import { type LinkBase, shortLinkUrl } from "../../shared/links/shortLink.ts"
-import { toIso } from "../http/fields.ts"
+import { toIso } from "../kernel/fields.ts"
 import type { Link } from "./schema.ts"
 
 type LinkTag = Link["tags"][number]

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { DEVICES, LinkRecord, REDIRECT_TYPES } from "../../shared/links/linkRecord.ts"
 import { SLUG_PATTERN } from "../../shared/links/slug.ts"
-import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../http/fields.ts"
+import { EmptyOrHttpUrl, HttpUrl, Id, UtcDateTime } from "../kernel/fields.ts"
 import { Tag } from "../tags/schema.ts"
 
 /** Slugs: letters, digits, `-` and `_`, case-sensitive, 1 to 190 characters (docs/decisions.md#identifiers-and-slugs). */
@@ -150,9 +150,3 @@ export const LinkInfoQuery = Schema.Struct({
   domain: Schema.String.check(Schema.isMinLength(1)),
   slug: Schema.String.check(Schema.isMinLength(1))
 })
-
-/** Splits `a,b` and repeated parameters into one list of non-empty values. */
-export const commaList = (value: string | ReadonlyArray<string> | undefined): Array<string> =>
-  value === undefined
-    ? []
-    : (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")

@@ -1,10 +1,11 @@
 import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { Database } from "../../shared/db/Database.ts"
-import type { RateLimitExceeded, ServiceUnavailable, Unauthorized } from "../api/errors.ts"
-import type { Principal } from "../api/Principal.ts"
+import type { RateLimitExceeded, Unauthorized } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import type { Principal } from "../kernel/Principal.ts"
 import { attempt, query, run, transaction } from "../db/sql.ts"
-import { hashPassword, verifyPassword } from "../people/passwords.ts"
+import { hashPassword, verifyPassword } from "../auth/passwords.ts"
 import { normalizeEmail } from "../people/users.ts"
 import { guessPassword } from "../sessions/passwordGuess.ts"
 import type { Session } from "../sessions/schema.ts"
@@ -28,19 +29,19 @@ type Role = Member["role"]
 
 /** The people of a workspace: who they are, their roles, invitations to join, leaving. */
 export class MemberService extends Context.Service<MemberService, {
-  readonly list: (principal: Principal) => Effect.Effect<Array<Member>, ServiceUnavailable>
-  readonly setRole: (principal: Principal, userId: string, role: Role) => Effect.Effect<Member, MemberNotFound | LastAdmin | ServiceUnavailable>
-  readonly remove: (principal: Principal, userId: string) => Effect.Effect<void, MemberNotFound | LastAdmin | ServiceUnavailable>
-  readonly invitations: (principal: Principal) => Effect.Effect<Array<Invitation>, ServiceUnavailable>
-  readonly invite: (principal: Principal, email: string, role: Role) => Effect.Effect<Invitation & { readonly token: string }, AlreadyInvited | ServiceUnavailable>
-  readonly revokeInvitation: (principal: Principal, id: string) => Effect.Effect<void, InvitationUnknown | ServiceUnavailable>
-  readonly preview: (token: string) => Effect.Effect<{ email: string; role: Role; workspace: { name: string }; accountExists: boolean }, InvitationUnknown | ServiceUnavailable>
+  readonly list: (principal: Principal) => Effect.Effect<Array<Member>, DatabaseUnavailable>
+  readonly setRole: (principal: Principal, userId: string, role: Role) => Effect.Effect<Member, MemberNotFound | LastAdmin | DatabaseUnavailable>
+  readonly remove: (principal: Principal, userId: string) => Effect.Effect<void, MemberNotFound | LastAdmin | DatabaseUnavailable>
+  readonly invitations: (principal: Principal) => Effect.Effect<Array<Invitation>, DatabaseUnavailable>
+  readonly invite: (principal: Principal, email: string, role: Role) => Effect.Effect<Invitation & { readonly token: string }, AlreadyInvited | DatabaseUnavailable>
+  readonly revokeInvitation: (principal: Principal, id: string) => Effect.Effect<void, InvitationUnknown | DatabaseUnavailable>
+  readonly preview: (token: string) => Effect.Effect<{ email: string; role: Role; workspace: { name: string }; accountExists: boolean }, InvitationUnknown | DatabaseUnavailable>
   readonly accept: (
     token: string,
     password: string,
     address: string
-  ) => Effect.Effect<Session, InvitationUnknown | InvitationPasswordWrong | RateLimitExceeded | ServiceUnavailable, HttpServerRequest.HttpServerRequest>
-  readonly endOtherSessions: (principal: Principal) => Effect.Effect<number, Unauthorized | ServiceUnavailable>
+  ) => Effect.Effect<Session, InvitationUnknown | InvitationPasswordWrong | RateLimitExceeded | DatabaseUnavailable, HttpServerRequest.HttpServerRequest>
+  readonly endOtherSessions: (principal: Principal) => Effect.Effect<number, Unauthorized | DatabaseUnavailable>
 }>()("ricochet/MemberService") {}
 
 export const MemberServiceLayer = Layer.effect(MemberService)(Effect.gen(function*() {

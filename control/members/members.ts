@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import type { Sql, TransactionSql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
-import type { Role } from "../people/users.ts"
+import type { Role } from "../kernel/Principal.ts"
 import type { Invitation, Member } from "./schema.ts"
 
 /** Members and invitations in plain SQL; an invitation's token is kept only as its SHA-256. */

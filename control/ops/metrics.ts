@@ -72,7 +72,7 @@ export const observeDatabaseCall = <A, E, R>(call: Effect.Effect<A, E, R>): Effe
         inFlight--
         const outcome = Exit.isSuccess(exit)
           ? "ok"
-          : exit.cause.reasons.some((reason) => reason._tag === "Fail" && Predicate.isTagged(reason.error, "ServiceUnavailable"))
+          : exit.cause.reasons.some((reason) => reason._tag === "Fail" && Predicate.isTagged(reason.error, "DatabaseUnavailable"))
           ? "unavailable"
           : "error"
         return Effect.all([

@@ -5,7 +5,7 @@ import { type BusChange, ChangeEvent } from "../../shared/bus/events.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import { pollLoop } from "../jobs/pollLoop.ts"
-import { onOutboxDirty } from "./signal.ts"
+import { OutboxSignal } from "./OutboxSignal.ts"
 
 export const OUTBOX_CHANNEL = "ricochet_outbox"
 // One publisher at a time across control processes keeps events in commit order on the bus.
@@ -81,8 +81,7 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
         Effect.logWarning("outbox: LISTEN failed; changes are published by polling only", error.cause))
     )
   }
-  onOutboxDirty(loop.wake)
-  yield* Effect.addFinalizer(() => Effect.sync(() => onOutboxDirty(undefined)))
+  yield* (yield* OutboxSignal).subscribe(loop.wake)
 }))
 
 /** Sent rows are kept a day for inspection, then removed. */

@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { Database } from "../../shared/db/Database.ts"
-import type { RateLimitExceeded, ServiceUnavailable, Unauthorized } from "../api/errors.ts"
-import type { Principal } from "../api/Principal.ts"
+import type { RateLimitExceeded, Unauthorized } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import type { Principal } from "../kernel/Principal.ts"
 import { attempt, query, run, transaction } from "../db/sql.ts"
 import { guessPassword } from "../sessions/passwordGuess.ts"
 import type { Session } from "../sessions/schema.ts"
@@ -10,7 +11,7 @@ import { sessionOf, SessionService } from "../sessions/SessionService.ts"
 import { failureBuckets } from "../sessions/signInLimiter.ts"
 import { CurrentPasswordWrong, NewPasswordUnchanged } from "./errors.ts"
 import { passwordOf, replacePassword } from "./passwordChange.ts"
-import { hashPassword, verifyPassword } from "./passwords.ts"
+import { hashPassword, verifyPassword } from "../auth/passwords.ts"
 
 /** A signed-in person changing their own password. */
 export class PasswordService extends Context.Service<PasswordService, {
@@ -20,7 +21,7 @@ export class PasswordService extends Context.Service<PasswordService, {
     address: string
   ) => Effect.Effect<
     Session,
-    Unauthorized | CurrentPasswordWrong | NewPasswordUnchanged | RateLimitExceeded | ServiceUnavailable,
+    Unauthorized | CurrentPasswordWrong | NewPasswordUnchanged | RateLimitExceeded | DatabaseUnavailable,
     HttpServerRequest.HttpServerRequest
   >
 }>()("ricochet/PasswordService") {}

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { OpenBeforePasswordChange } from "../api/Admission.ts"
-import { requestBody, RequestChecks } from "../api/RequestChecks.ts"
+import { OpenBeforePasswordChange } from "../kernel/Admission.ts"
+import { requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
 import { Session } from "../sessions/schema.ts"
 import { CurrentPasswordWrong, NewPasswordUnchanged } from "./errors.ts"
 import { PasswordChange } from "./schema.ts"

@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import { ApiError, type FieldIssue, invalidRequestMessage } from "../api/errors.ts"
+import { ApiError, type FieldIssue, invalidRequestMessage } from "../kernel/errors.ts"
 
 /** Refusals of the people commands (CLI, first start); each message is what the CLI prints. */
 export class EmailInvalid extends Data.TaggedError("EmailInvalid")<{ readonly message: string }> {}
@@ -23,7 +23,6 @@ const issueAt = (field: string, message: string, code: string) => {
  */
 export class CurrentPasswordWrong extends ApiError<CurrentPasswordWrong>()("CurrentPasswordWrong", {
   code: "unprocessable_entity",
-  status: 422,
   description: "The current password is not right (a wrong_password issue at currentPassword)",
   issue: { code: "wrong_password", field: "currentPassword" }
 }) {
@@ -34,7 +33,6 @@ export class CurrentPasswordWrong extends ApiError<CurrentPasswordWrong>()("Curr
 /** 422 of a password change: the new password is the current one. */
 export class NewPasswordUnchanged extends ApiError<NewPasswordUnchanged>()("NewPasswordUnchanged", {
   code: "unprocessable_entity",
-  status: 422,
   description: "The new password is the current one (a same_as_current issue at newPassword)",
   issue: { code: "same_as_current", field: "newPassword" }
 }) {

@@ -1,21 +1,20 @@
 import { Effect } from "effect"
 import { EMAIL } from "../../shared/config.ts"
 import type { DatabaseError, Queryable } from "../../shared/db/Database.ts"
-import type { ServiceUnavailable } from "../api/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { newId } from "../../shared/ids.ts"
 import { query, run, transaction } from "../db/sql.ts"
-import { PLANS, type Plan } from "../plans/plans.ts"
-import { PlanInvalid, WorkspaceUnknown } from "../workspaces/errors.ts"
+import { PLANS, type Plan } from "../kernel/plans.ts"
+import type { Role } from "../kernel/Principal.ts"
+import { PlanInvalid, WorkspaceUnknown } from "../kernel/workspaceRefusals.ts"
 import { AlreadyMember, EmailInvalid, PasswordOutOfBounds, RoleInvalid, UserUnknown } from "./errors.ts"
-import { generatePassword, hashPassword } from "./passwords.ts"
+import { generatePassword, hashPassword } from "../auth/passwords.ts"
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./schema.ts"
 
 /**
  * People and their memberships, as the CLI and the first start manage them; the API's session
  * endpoints read the same tables. Refusals are the tagged errors of ./errors.ts.
  */
-
-export type Role = "admin" | "member"
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
@@ -74,7 +73,7 @@ export const createUserOn = (
   sql: Queryable,
   input: { readonly email: string; readonly workspaceId: string; readonly role: string; readonly password?: string }
 ) =>
-  Effect.gen(function*(): Effect.fn.Return<CreatedUser, EmailInvalid | RoleInvalid | WorkspaceUnknown | AlreadyMember | PasswordOutOfBounds | ServiceUnavailable | DatabaseError> {
+  Effect.gen(function*(): Effect.fn.Return<CreatedUser, EmailInvalid | RoleInvalid | WorkspaceUnknown | AlreadyMember | PasswordOutOfBounds | DatabaseUnavailable | DatabaseError> {
     const email = yield* checkEmail(input.email)
     const role = yield* checkRole(input.role)
     yield* requireWorkspace(sql, input.workspaceId)

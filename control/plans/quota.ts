@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { TransactionSql } from "postgres"
 import { run } from "../db/sql.ts"
-import { type LimitedResource, limitReached, PLAN_LIMITS, type Plan } from "./plans.ts"
+import { type LimitedResource, limitReached, PLAN_LIMITS, type Plan } from "../kernel/plans.ts"
 
 /** The workspace a write acts in, and its plan. */
 export interface Scope {

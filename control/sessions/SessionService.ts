@@ -3,9 +3,10 @@ import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { attempt, query } from "../db/sql.ts"
-import { Forbidden, RateLimitExceeded, type ServiceUnavailable, Unauthorized } from "../api/errors.ts"
-import type { Principal } from "../api/Principal.ts"
-import { verifyPassword } from "../people/passwords.ts"
+import { Forbidden, RateLimitExceeded, Unauthorized } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
+import type { Principal } from "../kernel/Principal.ts"
+import { verifyPassword } from "../auth/passwords.ts"
 import { clearedSessionCookie, secureCookies, sessionCookie } from "./cookie.ts"
 import { NotAMember } from "./errors.ts"
 import type { Session } from "./schema.ts"
@@ -18,12 +19,12 @@ export class SessionService extends Context.Service<SessionService, {
   readonly signIn: (
     input: { readonly email: string; readonly password: string; readonly workspaceId?: string },
     address: string
-  ) => Effect.Effect<Session, Unauthorized | RateLimitExceeded | NotAMember | Forbidden | ServiceUnavailable, HttpServerRequest.HttpServerRequest>
-  readonly current: (principal: Principal) => Effect.Effect<Session, Unauthorized | ServiceUnavailable>
-  readonly switchTo: (principal: Principal, workspaceId: string) => Effect.Effect<Session, Unauthorized | NotAMember | ServiceUnavailable>
-  readonly signOut: (principal: Principal) => Effect.Effect<void, Unauthorized | ServiceUnavailable, HttpServerRequest.HttpServerRequest>
+  ) => Effect.Effect<Session, Unauthorized | RateLimitExceeded | NotAMember | Forbidden | DatabaseUnavailable, HttpServerRequest.HttpServerRequest>
+  readonly current: (principal: Principal) => Effect.Effect<Session, Unauthorized | DatabaseUnavailable>
+  readonly switchTo: (principal: Principal, workspaceId: string) => Effect.Effect<Session, Unauthorized | NotAMember | DatabaseUnavailable>
+  readonly signOut: (principal: Principal) => Effect.Effect<void, Unauthorized | DatabaseUnavailable, HttpServerRequest.HttpServerRequest>
   /** A new session of an account already authenticated (an invitation just accepted with its password), its cookie set. */
-  readonly start: (userId: string, workspaceId: string) => Effect.Effect<Session, ServiceUnavailable, HttpServerRequest.HttpServerRequest>
+  readonly start: (userId: string, workspaceId: string) => Effect.Effect<Session, DatabaseUnavailable, HttpServerRequest.HttpServerRequest>
 }>()("ricochet/SessionService") {}
 
 const setCookie = (value: string) =>

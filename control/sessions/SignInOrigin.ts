@@ -1,5 +1,5 @@
 import { HttpApiMiddleware } from "effect/http-api"
-import { Forbidden } from "../api/errors.ts"
+import { Forbidden } from "../kernel/errors.ts"
 
 /**
  * Signing in from a page of another site is refused (403) before the body is read: see

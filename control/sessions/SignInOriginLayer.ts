@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { Configuration } from "../../shared/config.ts"
-import { Forbidden } from "../api/errors.ts"
+import { Forbidden } from "../kernel/errors.ts"
 import { signInOriginAllowed } from "./csrf.ts"
 import { SignInOrigin } from "./SignInOrigin.ts"
 

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { RateLimitExceeded } from "../api/errors.ts"
+import { RateLimitExceeded } from "../kernel/errors.ts"
 import { query } from "../db/sql.ts"
 import type { Bucket } from "../ratelimit/rateLimiter.ts"
 import { rateLimitHeaders } from "../ratelimit/rateLimiter.ts"

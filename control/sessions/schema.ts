@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id } from "../http/fields.ts"
+import { Id } from "../kernel/fields.ts"
 
 const Role = Schema.Literals(["admin", "member"])
 const Plan = Schema.Literals(["free", "basic", "pro", "business"])

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto"
 import type { Sql } from "postgres"
 import { newId, randomBase62 } from "../../shared/ids.ts"
-import type { Role } from "../people/users.ts"
-import type { Plan } from "../plans/plans.ts"
+import type { Role } from "../kernel/Principal.ts"
+import type { Plan } from "../kernel/plans.ts"
 
 /** Sessions in plain SQL: only a token's SHA-256 is stored, like API keys. */
 

@@ -1,23 +1,24 @@
 import { Context, Effect, Layer } from "effect"
 import { Database, type DatabaseError } from "../../shared/db/Database.ts"
 import { newId } from "../../shared/ids.ts"
-import type { LimitReached, ServiceUnavailable } from "../api/errors.ts"
+import type { LimitReached } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { onPool, query, run, transaction, uniqueViolation } from "../db/sql.ts"
-import { toIso } from "../http/fields.ts"
+import { toIso } from "../kernel/fields.ts"
 import { ensureQuota, type Scope } from "../plans/quota.ts"
 import { TagNameTaken, TagNotFound } from "./errors.ts"
 import type { Tag } from "./schema.ts"
 
 /** Tags of a workspace; deleting one leaves its links, untagged (link_tags cascades). */
 export class TagRepository extends Context.Service<TagRepository, {
-  readonly list: (workspaceId: string) => Effect.Effect<Array<Tag>, ServiceUnavailable>
-  readonly create: (scope: Scope, input: { readonly name: string; readonly color?: Tag["color"] }) => Effect.Effect<Tag, TagNameTaken | LimitReached | ServiceUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<Array<Tag>, DatabaseUnavailable>
+  readonly create: (scope: Scope, input: { readonly name: string; readonly color?: Tag["color"] }) => Effect.Effect<Tag, TagNameTaken | LimitReached | DatabaseUnavailable>
   readonly update: (
     workspaceId: string,
     id: string,
     input: { readonly name?: string; readonly color?: Tag["color"] }
-  ) => Effect.Effect<Tag, TagNotFound | TagNameTaken | ServiceUnavailable>
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, TagNotFound | ServiceUnavailable>
+  ) => Effect.Effect<Tag, TagNotFound | TagNameTaken | DatabaseUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, TagNotFound | DatabaseUnavailable>
 }>()("ricochet/TagRepository") {}
 
 interface TagRow {
@@ -59,7 +60,7 @@ export const TagRepositoryLayer = Layer.effect(TagRepository)(Effect.gen(functio
       const changes: Record<string, unknown> = {}
       if (input.name !== undefined) changes.name = input.name
       if (input.color !== undefined) changes.color = input.color
-      return onPool((sql): Effect.Effect<ReadonlyArray<TagRow>, TagNameTaken | ServiceUnavailable | DatabaseError> =>
+      return onPool((sql): Effect.Effect<ReadonlyArray<TagRow>, TagNameTaken | DatabaseUnavailable | DatabaseError> =>
         Object.keys(changes).length === 0
           ? run(() => sql<TagRow[]>`SELECT id, name, color, created_at FROM tags WHERE workspace_id = ${workspaceId} AND id = ${id}`)
           : run(() =>

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { LimitReached } from "../api/errors.ts"
-import { input, requestBody, RequestChecks } from "../api/RequestChecks.ts"
-import { DeletionResult, IdParams } from "../http/fields.ts"
+import { LimitReached } from "../kernel/errors.ts"
+import { input, requestBody, RequestChecks } from "../kernel/RequestChecks.ts"
+import { DeletionResult, IdParams } from "../kernel/fields.ts"
 import { TagNameTaken, TagNotFound } from "./errors.ts"
 import { Tag, TagCreate, TagList, TagUpdate } from "./schema.ts"
 

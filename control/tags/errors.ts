@@ -1,9 +1,8 @@
-import { ApiError } from "../api/errors.ts"
+import { ApiError } from "../kernel/errors.ts"
 
 /** 404: no tag with that id in the workspace. */
 export class TagNotFound extends ApiError<TagNotFound>()("TagNotFound", {
   code: "not_found",
-  status: 404,
   description: "No such tag in this workspace"
 }) {
   static readonly make = (): TagNotFound => new TagNotFound({ message: "Tag not found" })
@@ -12,7 +11,6 @@ export class TagNotFound extends ApiError<TagNotFound>()("TagNotFound", {
 /** 409: the workspace already has a tag of that name (names compare case-insensitively). */
 export class TagNameTaken extends ApiError<TagNameTaken>()("TagNameTaken", {
   code: "conflict",
-  status: 409,
   description: "A tag of that name already exists (case-insensitively)"
 }) {
   static readonly of = (name: string): TagNameTaken => new TagNameTaken({ message: `A tag named ${JSON.stringify(name)} already exists` })

@@ -10,7 +10,8 @@ import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { ClickStore } from "../analytics/ClickStore.ts"
 import { pollLoop } from "../jobs/pollLoop.ts"
-import { enqueueWebhookEvents, type WebhookEvent } from "./events.ts"
+import { insertWebhookDeliveries, type WebhookEvent } from "./events.ts"
+import { WebhooksDue } from "./WebhooksDue.ts"
 
 /**
  * link.clicked comes from the click pipeline's output, never from the redirect: the engines' click
@@ -115,7 +116,7 @@ export const feedClicks = async (sql: Sql, store: ClickStore["Service"], done: S
       if (claimed === undefined || rows.length === 0) return 0
       const hosts = [...new Set(rows.map((r) => r.domain))]
       const domains = await tx<{ id: string; host: string }[]>`SELECT id, host FROM domains WHERE host = ANY(${hosts})`
-      return enqueueWebhookEvents(tx, clickEventsOf(rows, new Map(domains.map((d) => [d.host, d.id]))))
+      return insertWebhookDeliveries(tx, clickEventsOf(rows, new Map(domains.map((d) => [d.host, d.id]))))
     })) as number
     done.add(file)
   }
@@ -127,11 +128,13 @@ export const WebhookClickFeed = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const store = yield* ClickStore
   const config = yield* Configuration
+  const due = yield* WebhooksDue
   const tickMs = Math.min(1_000, Math.max(200, config.rollSeconds * 500))
   let rounds = 0
   const done = new Set<string>()
   const round = Effect.tryPromise(async () => {
-    await feedClicks(sql, store, done)
+    // Each file's deliveries are committed by the time feedClicks returns: the worker can see them.
+    if (await feedClicks(sql, store, done) > 0) due.wake()
     if (++rounds % 600 === 0) await sql`DELETE FROM webhook_click_files WHERE seen_at < now() - interval '6 hours'`
     return "idle" as const
   })

@@ -8,7 +8,7 @@ import { type Claimed, claimDue, pruneDeliveries, recordAttempt, trimBacklogs } 
 import { PROCESS_POOL } from "./fairClaim.ts"
 import { send } from "./send.ts"
 import { signedHeaders } from "./signing.ts"
-import { onWebhooksDue } from "./signal.ts"
+import { WebhooksDue } from "./WebhooksDue.ts"
 import { makeTargetLookup } from "./targetLookup.ts"
 
 /** How often backlogs over RICOCHET_WEBHOOK_BACKLOG are trimmed, and the log pruned. */
@@ -95,6 +95,5 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
   )
   const loop = yield* pollLoop("webhook deliveries", round, { idleMs: kind === "postgres" ? 500 : 250 })
   nudge = loop.wake
-  onWebhooksDue(loop.wake)
-  yield* Effect.addFinalizer(() => Effect.sync(() => onWebhooksDue(undefined)))
+  yield* (yield* WebhooksDue).subscribe(loop.wake)
 }))

@@ -2,29 +2,30 @@ import { Context, Effect, Layer } from "effect"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { newId } from "../../shared/ids.ts"
-import { type ServiceUnavailable, unknownReference, ValidationFailed } from "../api/errors.ts"
+import { unknownReference, ValidationFailed } from "../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { query, run, transaction } from "../db/sql.ts"
-import { toIso } from "../http/fields.ts"
+import { toIso } from "../kernel/fields.ts"
 import { countWebhookDelivery } from "../ops/metrics.ts"
 import { WebhookNotFound } from "./errors.ts"
 import type { Webhook, WebhookCreate, WebhookDelivery, WebhookEventType, WebhookUpdate } from "./schema.ts"
 import { resetOnEnable, trimBacklogs } from "./deliveryQueue.ts"
-import { markWebhooksDue } from "./signal.ts"
+import { WebhooksDue } from "./WebhooksDue.ts"
 import { newSecret } from "./signing.ts"
 import { refuseTarget } from "./targetUrl.ts"
 
 /** Webhooks of a workspace and their delivery log. */
 export class WebhookRepository extends Context.Service<WebhookRepository, {
-  readonly list: (workspaceId: string) => Effect.Effect<Array<Webhook>, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<Webhook, WebhookNotFound | ServiceUnavailable>
-  readonly create: (workspaceId: string, input: WebhookCreate) => Effect.Effect<Webhook & { readonly secret: string }, ValidationFailed | ServiceUnavailable>
-  readonly update: (workspaceId: string, id: string, input: WebhookUpdate) => Effect.Effect<Webhook, WebhookNotFound | ValidationFailed | ServiceUnavailable>
-  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, WebhookNotFound | ServiceUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<Array<Webhook>, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<Webhook, WebhookNotFound | DatabaseUnavailable>
+  readonly create: (workspaceId: string, input: WebhookCreate) => Effect.Effect<Webhook & { readonly secret: string }, ValidationFailed | DatabaseUnavailable>
+  readonly update: (workspaceId: string, id: string, input: WebhookUpdate) => Effect.Effect<Webhook, WebhookNotFound | ValidationFailed | DatabaseUnavailable>
+  readonly remove: (workspaceId: string, id: string) => Effect.Effect<void, WebhookNotFound | DatabaseUnavailable>
   readonly deliveries: (
     workspaceId: string,
     id: string,
     page: { readonly limit: number; readonly cursor?: string | undefined }
-  ) => Effect.Effect<{ data: Array<WebhookDelivery>; nextCursor: string | null }, WebhookNotFound | ServiceUnavailable>
+  ) => Effect.Effect<{ data: Array<WebhookDelivery>; nextCursor: string | null }, WebhookNotFound | DatabaseUnavailable>
 }>()("ricochet/WebhookRepository") {}
 
 interface WebhookRow {
@@ -83,6 +84,7 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
 
 export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen(function*() {
   const database = yield* Database
+  const due = yield* WebhooksDue
   const { webhooksAllowLoopback, webhookBacklog } = yield* Configuration
   const withDatabase = Effect.provideService(Database, database)
 
@@ -162,7 +164,7 @@ export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen
             const [row] = yield* run(() =>
               tx<WebhookRow[]>`UPDATE webhooks SET ${tx(changes)}, updated_at = now() WHERE id = ${id} RETURNING ${tx.unsafe(COLUMNS)}`
             )
-            if (enabling) markWebhooksDue()
+            if (enabling) yield* due.mark
             return toWebhook(row)
           })
         )

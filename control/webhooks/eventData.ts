@@ -1,19 +1,9 @@
-import type { Link } from "../links/schema.ts"
 import type { WebhookEvent } from "./events.ts"
 
 /**
- * The webhook events of link and domain changes. A link event's `data` is the link as the API
- * returns it; deliveries of one link keep their order (order key: the link).
+ * The webhook events of link and domain changes; deliveries of one link keep their order (order
+ * key: the link). A created or updated link's event is links/linkEvent.ts: its data is the link.
  */
-export const linkEvent = (type: "link.created" | "link.updated", link: Link, domainId: string, workspaceId: string): WebhookEvent => ({
-  type,
-  workspaceId,
-  orderKey: `link:${link.id}`,
-  linkId: link.id,
-  domainId,
-  data: link
-})
-
 export const linkDeletedEvent = (
   workspaceId: string,
   link: { readonly id: string; readonly domainId: string; readonly host: string; readonly slug: string }

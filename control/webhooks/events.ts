@@ -1,6 +1,8 @@
+import { Effect } from "effect"
 import type { Sql, TransactionSql } from "postgres"
+import { run } from "../db/sql.ts"
 import type { WebhookEventType } from "./schema.ts"
-import { markWebhooksDue } from "./signal.ts"
+import { WebhooksDue } from "./WebhooksDue.ts"
 
 /**
  * One thing that happened, for the webhooks that want it. `orderKey` is what deliveries stay in
@@ -28,7 +30,7 @@ export const payloadOf = (event: WebhookEvent): string =>
  * transaction that makes the change (beside the outbox's writeEvents), so a committed change
  * always has its deliveries and a rolled-back one never does.
  */
-export const enqueueWebhookEvents = async (sql: TransactionSql | Sql, events: ReadonlyArray<WebhookEvent>): Promise<number> => {
+export const insertWebhookDeliveries = async (sql: TransactionSql | Sql, events: ReadonlyArray<WebhookEvent>): Promise<number> => {
   let queued = 0
   for (const event of events) {
     const rows = await sql`
@@ -43,6 +45,12 @@ export const enqueueWebhookEvents = async (sql: TransactionSql | Sql, events: Re
       RETURNING id`
     queued += rows.length
   }
-  if (queued > 0) markWebhooksDue()
   return queued
 }
+
+/** insertWebhookDeliveries in a repository's transaction; the delivery worker of this process is woken once it commits. */
+export const enqueueWebhookEvents = (tx: TransactionSql, events: ReadonlyArray<WebhookEvent>) =>
+  Effect.tap(
+    run(() => insertWebhookDeliveries(tx, events)),
+    (queued) => (queued > 0 ? Effect.flatMap(Effect.service(WebhooksDue), (due) => due.mark) : Effect.void)
+  )

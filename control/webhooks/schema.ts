@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpUrl, Id } from "../http/fields.ts"
+import { HttpUrl, Id } from "../kernel/fields.ts"
 
 /** What a webhook can subscribe to. */
 export const WEBHOOK_EVENTS = ["link.created", "link.updated", "link.deleted", "domain.verified", "domain.failed", "link.clicked"] as const

@@ -5,9 +5,10 @@ import { type DomainRecordRow as DomainRow, toDomainRecord } from "../../shared/
 import { run, transaction } from "../db/sql.ts"
 import { insertKey } from "../keys/keys.ts"
 import { writeEvents } from "../outbox/outbox.ts"
-import { checkRole, createUserOn, requireWorkspace, type Role } from "../people/users.ts"
-import type { Plan } from "../plans/plans.ts"
-import { WorkspaceNameInvalid } from "./errors.ts"
+import type { Role } from "../kernel/Principal.ts"
+import { checkRole, createUserOn, requireWorkspace } from "../people/users.ts"
+import type { Plan } from "../kernel/plans.ts"
+import { WorkspaceNameInvalid } from "../kernel/workspaceRefusals.ts"
 
 export type { Role }
 
@@ -70,7 +71,7 @@ export const createWorkspaceOn = (tx: TransactionSql, input: { readonly name: st
       INSERT INTO domains (id, workspace_id, host, kind, status, is_primary, verified_at, verification_token)
       VALUES (${newId("dom")}, ${id}, ${host}, 'subdomain', 'verified', true, now(), ${randomBase62(32)})
       RETURNING id, workspace_id, host, status, root_redirect_url, not_found_url, expired_url`)
-    yield* run(() => writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain!) }]))
+    yield* writeEvents(tx, [{ type: "domain.upserted", domain: toDomainRecord(domain!) }])
     const apiKey = yield* insertUserWithKey(tx, id, "admin")
     return { workspace: { id, name: input.name, slug, plan: input.plan }, domain: host, apiKey } satisfies ProvisionedWorkspace
   })

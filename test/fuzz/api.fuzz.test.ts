@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../../control/api/Api.ts"
+import { makeWakeSignal } from "../../control/jobs/wakeSignal.ts"
+import { OutboxSignal } from "../../control/outbox/OutboxSignal.ts"
 import { createKey, createWorkspace, type ProvisionedWorkspace } from "../../control/workspaces/provisioning.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
@@ -361,8 +363,11 @@ describe("fuzz: every /v1 endpoint of a real control on PostgreSQL", () => {
     }, true)
     // Provisioned as the CLI does it, without a process per workspace.
     const sql = postgres(db.url, { max: 1, onnotice: () => {} })
-    const onDatabase = <A, E>(effect: Effect.Effect<A, E, Database>) =>
-      Effect.runPromise(Effect.provideService(effect, Database, { sql, kind: "postgres", queryTimeoutMs: undefined }))
+    const onDatabase = <A, E>(effect: Effect.Effect<A, E, Database | OutboxSignal>) =>
+      Effect.runPromise(effect.pipe(
+        Effect.provideService(Database, { sql, kind: "postgres", queryTimeoutMs: undefined }),
+        Effect.provideService(OutboxSignal, makeWakeSignal())
+      ))
     const created: Array<ProvisionedWorkspace> = []
     try {
       for (let i = 0; i < WORKSPACES; i++) created.push(await onDatabase(createWorkspace({ name: `Fuzz ${i}`, plan: "business", shortDomain: SHORT_DOMAIN })))

@@ -3,9 +3,9 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiClient, makeApiClient } from "../../control/api/client.ts"
-import { LimitReached, PlanRequired, Unauthorized } from "../../control/api/errors.ts"
+import { LimitReached, PlanRequired, Unauthorized } from "../../control/kernel/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
-import { FolderUnknown, LinkNotFound, SlugTaken, TagUnknown } from "../../control/links/errors.ts"
+import { LinkNotFound, SlugTaken } from "../../control/links/errors.ts"
 import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
 import {
   apiClient,
@@ -17,6 +17,7 @@ import {
   startControl,
   tempDir
 } from "../support/processes.ts"
+import { FolderUnknown, TagUnknown } from "../../control/kernel/unknownReferences.ts"
 
 /**
  * The /v1 API over HTTP (links, tags, folders, auth, isolation, limits, errors), the same suite

@@ -1,6 +1,7 @@
 import { Effect, Exit, Schema } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { ServiceUnavailable } from "../../control/api/errors.ts"
+import { ServiceUnavailable } from "../../control/kernel/errors.ts"
+import { DatabaseUnavailable } from "../../control/kernel/DatabaseUnavailable.ts"
 import { query } from "../../control/db/sql.ts"
 import { embeddedLayer, postgresLayer } from "../../control/db/layers.ts"
 import { createTestDatabase, removeDir, tempDir } from "../support/processes.ts"
@@ -27,9 +28,12 @@ describe("query() past the database timeout", () => {
     expect(Exit.isFailure(outcome.slow)).toBe(true)
     const error = Exit.isFailure(outcome.slow) ? outcome.slow.cause.reasons[0] : undefined
     const failure = error !== undefined && "error" in error ? error.error : undefined
-    expect(failure).toBeInstanceOf(ServiceUnavailable)
-    expect(failure).toMatchObject({ code: "internal_server_error", status: 503 })
-    expect(Schema.encodeUnknownSync(ServiceUnavailable.response)(failure)).toMatchObject({ headers: { "retry-after": "5" } })
+    expect(failure).toBeInstanceOf(DatabaseUnavailable)
+    // The API's answer to it: 503, the spec's internal_server_error body, Retry-After.
+    expect(Schema.encodeUnknownSync(ServiceUnavailable.response)(failure)).toMatchObject({
+      body: { error: { code: "internal_server_error" } },
+      headers: { "retry-after": "5" }
+    })
     expect(outcome.slowMs).toBeLessThan(boundMs)
     expect(outcome.fast).toBe(1)
   }

@@ -6,6 +6,8 @@ import { LinkRepository, LinkRepositoryLayer } from "../../control/links/LinkRep
 import type { LinkCreate } from "../../control/links/schema.ts"
 import { Configuration, loadConfig } from "../../shared/config.ts"
 import { createTestDatabase } from "../support/processes.ts"
+import { OutboxSignalLayer } from "../../control/outbox/OutboxSignal.ts"
+import { WebhooksDueLayer } from "../../control/webhooks/WebhooksDue.ts"
 
 /**
  * LinkRepository.createMany (an import's batch): many creates in one transaction, each item in a
@@ -25,7 +27,8 @@ describe("LinkRepository.createMany on PostgreSQL", () => {
     const config = loadConfig({ DATABASE_URL: db.url, RICOCHET_SHORT_DOMAIN: "short.test" })
     const layer = LinkRepositoryLayer.pipe(
       Layer.provide(postgresLayer(db.url, 10)),
-      Layer.provide(Layer.succeed(Configuration)(config))
+      Layer.provide(Layer.succeed(Configuration)(config)),
+      Layer.provide([OutboxSignalLayer, WebhooksDueLayer])
     )
     runtime = ManagedRuntime.make(layer)
     await runtime.runPromise(Effect.service(LinkRepository)) // migrates

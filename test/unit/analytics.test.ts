@@ -6,7 +6,7 @@ import { applyRetention, compactClicks } from "../../control/analytics/compactio
 import { analyticsWindow } from "../../control/analytics/resolve.ts"
 import { GROUP_BYS, type Interval, INTERVALS } from "../../control/analytics/schema.ts"
 import { analyticsSql, type BoundSql, bucketStarts, type ClickFilter, SqlParams, whereClause } from "../../control/analytics/sql.ts"
-import { PLAN_LIMITS, type Plan, PLANS } from "../../control/plans/plans.ts"
+import { PLAN_LIMITS, type Plan, PLANS } from "../../control/kernel/plans.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { fileSpan, type HourManifest, hourView, listClickFiles, MANIFEST } from "../../shared/clicks/files.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"

@@ -2,8 +2,8 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { requestedWindow } from "../../control/analytics/resolve.ts"
 import { AnalyticsQuery } from "../../control/analytics/schema.ts"
-import { QUERY_OPTIONS } from "../../control/api/RequestChecks.ts"
-import { toFieldIssues } from "../../control/http/issues.ts"
+import { QUERY_OPTIONS } from "../../control/kernel/RequestChecks.ts"
+import { toFieldIssues } from "../../control/kernel/issues.ts"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

@@ -1,14 +1,16 @@
 import { Effect, Schema } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import * as path from "node:path"
 import { HttpServerRespondable } from "effect/http"
 import { describe, expect, it } from "vitest"
-import {
-  BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, Unauthorized,
-  unknownReference, ValidationFailed
-} from "../../control/api/errors.ts"
+import { BadRequest, Forbidden, InternalError, LimitReached, NotFound, PlanRequired, RateLimitExceeded, ServiceUnavailable, statusOf, Unauthorized, unknownReference, ValidationFailed } from "../../control/kernel/errors.ts"
+import { DatabaseUnavailable } from "../../control/kernel/DatabaseUnavailable.ts"
 import { DomainNotFound, HostTaken, SubdomainKept } from "../../control/domains/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
-import { DomainUnknown, FolderUnknown, LinkNotFound, LinkUnknown, SlugTaken, SlugUnknown, TagUnknown } from "../../control/links/errors.ts"
+import { LinkNotFound, SlugTaken } from "../../control/links/errors.ts"
 import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
+import { ROOT } from "../support/processes.ts"
+import { DomainUnknown, FolderUnknown, LinkUnknown, SlugUnknown, TagUnknown } from "../../control/kernel/unknownReferences.ts"
 
 /** Each error class: its status and code, stated once, and exactly the spec's body on the wire. */
 
@@ -37,8 +39,7 @@ const table: ReadonlyArray<readonly [ErrorClass, number, string]> = [
   [SubdomainKept, 409, "conflict"],
   [ValidationFailed, 422, "unprocessable_entity"],
   [RateLimitExceeded, 429, "rate_limit_exceeded"],
-  [InternalError, 500, "internal_server_error"],
-  [ServiceUnavailable, 503, "internal_server_error"]
+  [InternalError, 500, "internal_server_error"]
 ]
 
 const wire = (cls: ErrorClass) => Schema.toCodecJson(cls.response)
@@ -52,8 +53,7 @@ describe.each(table)("%o", (cls, status, code) => {
 
   it("encodes to exactly { error: { code, message } } and decodes back to the class", () => {
     const encoded = Schema.encodeUnknownSync(wire(cls))(error)
-    const body = status === 503 ? (encoded as { body: unknown }).body : encoded
-    expect(body).toStrictEqual({ error: { code, message: "What went wrong" } })
+    expect(encoded).toStrictEqual({ error: { code, message: "What went wrong" } })
     const decoded = Schema.decodeUnknownSync(wire(cls))(encoded)
     expect(decoded).toBeInstanceOf(cls)
     expect(decoded).toMatchObject({ message: "What went wrong" })
@@ -62,7 +62,48 @@ describe.each(table)("%o", (cls, status, code) => {
   it("answers the same outside the HttpApi (unknown paths, documents)", async () => {
     const response = await Effect.runPromise(HttpServerRespondable.toResponse(error as HttpServerRespondable.Respondable))
     expect(response.status).toBe(status)
-    expect(response.headers["retry-after"]).toBe(status === 503 ? "5" : undefined)
+    expect(response.headers["retry-after"]).toBe(undefined)
+  })
+})
+
+describe("the status of an error", () => {
+  it("follows from its spec code in one place: no error declared beside its concept states one", () => {
+    const declaringStatus = readdirSync(path.join(ROOT, "control"), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".ts") && file !== path.join("kernel", "errors.ts"))
+      .filter((file) => /ApiError<[\s\S]*?\bstatus:\s*\d{3}/.test(readFileSync(path.join(ROOT, "control", file), "utf8")))
+    expect(declaringStatus).toEqual([])
+  })
+
+  it("is 503 for an internal_server_error the client is asked to retry, 500 otherwise", () => {
+    expect(statusOf({ code: "internal_server_error" })).toBe(500)
+    expect(statusOf({ code: "internal_server_error", retryAfterSeconds: 2 })).toBe(503)
+    expect(statusOf({ code: "limit_reached" })).toBe(403)
+  })
+})
+
+describe("DatabaseUnavailable: the database layer's failure, answered 503 by the API", () => {
+  const spec = { error: { code: "internal_server_error", message: "The database is unavailable right now; retry in 5 s" } }
+
+  it("carries no HTTP status of its own", () => {
+    const error = DatabaseUnavailable.now()
+    expect(error).not.toHaveProperty("status")
+    expect(error).not.toHaveProperty("code")
+    expect(HttpServerRespondable.isRespondable(error)).toBe(false)
+  })
+
+  it("is the spec's 503 body with Retry-After in an endpoint's error list, and decodes back for the typed client", () => {
+    expect(ServiceUnavailable).toMatchObject({ status: 503, code: "internal_server_error" })
+    const encoded = Schema.encodeUnknownSync(Schema.toCodecJson(ServiceUnavailable.response))(DatabaseUnavailable.now())
+    expect(encoded).toStrictEqual({ body: spec, headers: { "retry-after": "5" } })
+    const decoded = Schema.decodeUnknownSync(Schema.toCodecJson(ServiceUnavailable.response))(encoded)
+    expect(decoded).toBeInstanceOf(DatabaseUnavailable)
+  })
+
+  it("answers the same outside the HttpApi (unknown paths, documents, the live stream)", async () => {
+    const response = ServiceUnavailable.answer()
+    expect(response.status).toBe(503)
+    expect(response.headers["retry-after"]).toBe("5")
+    expect(JSON.parse(new TextDecoder().decode((response.body as { body: Uint8Array }).body))).toStrictEqual(spec)
   })
 })
 

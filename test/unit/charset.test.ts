@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { decodeText, knownEncoding, parseContentType, percentDecode, TextDecodingError } from "../../control/http/charset.ts"
+import { decodeText, knownEncoding, parseContentType, percentDecode, TextDecodingError } from "../../control/kernel/charset.ts"
 
-/** Request text in its declared charset (control/http/charset.ts): strict, never silently replaced. */
+/** Request text in its declared charset (control/kernel/charset.ts): strict, never silently replaced. */
 
 describe("parseContentType", () => {
   it.each<readonly [string | undefined, unknown]>([

@@ -1,11 +1,11 @@
 import { Result, Schema } from "effect"
 import { UrlParams } from "effect/http"
 import { afterEach, describe, expect, it } from "vitest"
-import { coerce } from "../../control/http/coerce.ts"
-import { formBody } from "../../control/http/formBody.ts"
+import { coerce } from "../../control/kernel/coerce.ts"
+import { formBody } from "../../control/kernel/formBody.ts"
 import { formEntriesToTree } from "../../control/http/formText.ts"
-import { formTree } from "../../control/http/formTree.ts"
-import { toFieldIssues } from "../../control/http/issues.ts"
+import { formTree } from "../../control/kernel/formTree.ts"
+import { toFieldIssues } from "../../control/kernel/issues.ts"
 import { LinkCreate, LinkUpdate, ListLinksQuery } from "../../control/links/schema.ts"
 
 const BODY = { onExcessProperty: "error", errors: "all" } as const

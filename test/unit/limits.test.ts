@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { Result } from "effect"
 import { parseFormText as parseForm } from "../../control/http/formText.ts"
-import { jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS, MAX_JSON_VALUES } from "../../control/http/limits.ts"
+import { jsonShapeProblem, MAX_DEPTH, MAX_FORM_ARRAY_ITEMS, MAX_FORM_FIELDS, MAX_JSON_VALUES } from "../../control/kernel/limits.ts"
 
-/** The shape bounds of a request (control/http/limits.ts) and how form parsing enforces them. */
+/** The shape bounds of a request (control/kernel/limits.ts) and how form parsing enforces them. */
 
 const nestedJson = (levels: number) => `{"a":${"[".repeat(levels)}${"]".repeat(levels)}}`
 const array = (n: number) => `{"a":[${Array.from({ length: n }, () => "0").join(",")}]}`

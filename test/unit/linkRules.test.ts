@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
 import { Result } from "effect"
-import { PlanRequired, ValidationFailed } from "../../control/api/errors.ts"
+import { PlanRequired, ValidationFailed } from "../../control/kernel/errors.ts"
 import { type AbTestValue, checkLinkPlan, emptyToNull, mergeUtm, normalizeGeoRules, resolveAbTest } from "../../control/links/linkInput.ts"
 import type { LinkCreate } from "../../control/links/schema.ts"
-import { API_PLAN, atLeast, type Plan, PLAN_LIMITS, PLANS, requirePlan } from "../../control/plans/plans.ts"
+import { API_PLAN, atLeast, type Plan, PLAN_LIMITS, PLANS, requirePlan } from "../../control/kernel/plans.ts"
 
 const URL0 = "https://example.com/landing"
 const URL1 = "https://example.com/moved"

@@ -1,13 +1,13 @@
 import { Exit, Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import type { FieldIssue } from "../../control/api/errors.ts"
+import type { FieldIssue } from "../../control/kernel/errors.ts"
 import { parseFormText } from "../../control/http/formText.ts"
-import { toFieldIssues } from "../../control/http/issues.ts"
+import { toFieldIssues } from "../../control/kernel/issues.ts"
 import { FolderCreate, FolderUpdate } from "../../control/folders/schema.ts"
 import { LinkCreate, LinkInfoQuery, LinkUpdate, ListLinksQuery } from "../../control/links/schema.ts"
 import { TagCreate, TagUpdate } from "../../control/tags/schema.ts"
 
-// Bodies are decoded as the API decodes them (control/api/RequestChecks.ts): unknown fields are errors and
+// Bodies are decoded as the API decodes them (control/kernel/RequestChecks.ts): unknown fields are errors and
 // every issue is reported. Query strings ignore unknown parameters (caches and proxies add some).
 const BODY = { onExcessProperty: "error", errors: "all" } as const
 const QUERY = { onExcessProperty: "ignore", errors: "all" } as const
@@ -421,7 +421,7 @@ describe("ListLinksQuery", () => {
     else expectRejectedAt(outcome, expected)
   })
 
-  // The way a query string is read: qs's tree (control/api/RequestChecksLayer.ts), then the
+  // The way a query string is read: qs's tree (control/http/RequestChecksLayer.ts), then the
   // library's decoder: the declaration reads it as a string tree, and a single value stands for an array.
   const fromQuery = (query: string) =>
     decode(Schema.toCodecArrayFromSingle(Schema.toCodecStringTree(ListLinksQuery)), Result.getOrThrow(parseFormText(query, "query string")), QUERY)

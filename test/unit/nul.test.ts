@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { findUnsafeText, NUL_MESSAGE, SURROGATE_MESSAGE, textProblem } from "../../control/http/nul.ts"
+import { findUnsafeText, NUL_MESSAGE, SURROGATE_MESSAGE, textProblem } from "../../control/kernel/nul.ts"
 
-/** Text PostgreSQL cannot store as sent (control/http/nul.ts): NUL and lone UTF-16 surrogates. */
+/** Text PostgreSQL cannot store as sent (control/kernel/nul.ts): NUL and lone UTF-16 surrogates. */
 
 describe("textProblem", () => {
   it.each<readonly [string, string | undefined]>([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { type BusState, type DatabaseState, readinessReport } from "../../control/http/readiness.ts"
+import { type BusState, type DatabaseState, readinessReport } from "../../control/ops/readiness.ts"
 import { engineReadiness } from "../../engine/ops/adminServer.ts"
 
 describe("readinessReport: control's /readyz is 200 while the database answers; a lost bus is degraded, not unready", () => {

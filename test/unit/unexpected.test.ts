@@ -2,8 +2,8 @@ import { Effect, Exit, Logger, Schema } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { describe, expect, it } from "vitest"
-import { BadRequest, InternalError } from "../../control/api/errors.ts"
-import { answerUnexpected } from "../../control/api/Unexpected.ts"
+import { BadRequest, InternalError } from "../../control/kernel/errors.ts"
+import { answerUnexpected } from "../../control/kernel/Unexpected.ts"
 
 /** What the outermost middleware makes of a handler's outcome: declared failures pass, the rest is a logged 500. */
 describe("answerUnexpected", () => {

@@ -1,5 +1,5 @@
 import { Effect, Option, Stream } from "effect"
-import type { ServiceUnavailable } from "../../api/errors.ts"
+import type { DatabaseUnavailable } from "../../kernel/DatabaseUnavailable.ts"
 import type { Link } from "../schema.ts"
 import { csvLine } from "./csv.ts"
 import { EXPORT_COLUMNS, exportCells } from "./columns.ts"
@@ -25,8 +25,8 @@ const chunkOf = (links: ReadonlyArray<Link>, header: boolean): Uint8Array =>
  */
 export const exportCsv = (
   first: Batch,
-  next: (cursor: string) => Effect.Effect<Batch, ServiceUnavailable>
-): Stream.Stream<Uint8Array, ServiceUnavailable> =>
+  next: (cursor: string) => Effect.Effect<Batch, DatabaseUnavailable>
+): Stream.Stream<Uint8Array, DatabaseUnavailable> =>
   Stream.concat(
     Stream.succeed(chunkOf(first.links, true)),
     Stream.paginate(first.nextCursor, (cursor: string | null) =>

@@ -4,9 +4,10 @@ import { brotliCompress, brotliDecompress, constants } from "node:zlib"
 import type { TransactionSql } from "postgres"
 import { Database } from "../../../shared/db/Database.ts"
 import { newId } from "../../../shared/ids.ts"
-import type { LimitReached, ServiceUnavailable } from "../../api/errors.ts"
+import type { LimitReached } from "../../kernel/errors.ts"
+import type { DatabaseUnavailable } from "../../kernel/DatabaseUnavailable.ts"
 import { attempt, query, run, transaction } from "../../db/sql.ts"
-import { toIso } from "../../http/fields.ts"
+import { toIso } from "../../kernel/fields.ts"
 import { ImportFinished, ImportNotFound, ImportUploading, tooManyImports } from "./errors.ts"
 import type { ParsedUpload } from "./parseUpload.ts"
 import { pieceJson, type UploadPiece } from "./pieces.ts"
@@ -57,37 +58,37 @@ export class ImportJobRepository extends Context.Service<ImportJobRepository, {
    * the workspace has MAX_UNFINISHED_IMPORTS unfinished jobs; with a key an earlier upload used,
    * that upload's job (or ImportUploading while it is still being stored).
    */
-  readonly reserve: (workspaceId: string, idempotencyKey: string | undefined) => Effect.Effect<Reservation, LimitReached | ImportUploading | ServiceUnavailable>
+  readonly reserve: (workspaceId: string, idempotencyKey: string | undefined) => Effect.Effect<Reservation, LimitReached | ImportUploading | DatabaseUnavailable>
   /** Stores one piece of an upload: one short statement. A piece stored already (a legacy job adopted again after a crash) is kept. */
-  readonly storePiece: (jobId: string, piece: UploadPiece) => Effect.Effect<void, ServiceUnavailable>
+  readonly storePiece: (jobId: string, piece: UploadPiece) => Effect.Effect<void, DatabaseUnavailable>
   /** Makes a stored upload a queued job: visible, and claimable by the runners. */
-  readonly publish: (jobId: string, upload: ParsedUpload) => Effect.Effect<ImportJob, ServiceUnavailable>
+  readonly publish: (jobId: string, upload: ParsedUpload) => Effect.Effect<ImportJob, DatabaseUnavailable>
   /** Removes an upload that will not be published, a few pieces a statement. */
-  readonly discard: (jobId: string) => Effect.Effect<void, ServiceUnavailable>
-  readonly find: (workspaceId: string, id: string) => Effect.Effect<ImportJob, ImportNotFound | ServiceUnavailable>
+  readonly discard: (jobId: string) => Effect.Effect<void, DatabaseUnavailable>
+  readonly find: (workspaceId: string, id: string) => Effect.Effect<ImportJob, ImportNotFound | DatabaseUnavailable>
   /** Stops a queued or running job at its next batch; a cancelled one is answered as it is. */
-  readonly cancel: (workspaceId: string, id: string) => Effect.Effect<ImportJob, ImportNotFound | ImportFinished | ServiceUnavailable>
+  readonly cancel: (workspaceId: string, id: string) => Effect.Effect<ImportJob, ImportNotFound | ImportFinished | DatabaseUnavailable>
   /**
    * An unfinished job whose lease is free or lapsed, now leased to `owner`: of the workspace whose
    * imports waited longest for a turn, among those with no job leased right now; its oldest job.
    */
-  readonly claim: (owner: string, leaseSeconds: number) => Effect.Effect<ClaimedJob | undefined, ServiceUnavailable>
+  readonly claim: (owner: string, leaseSeconds: number) => Effect.Effect<ClaimedJob | undefined, DatabaseUnavailable>
   /** The stored piece holding the job's row `index` (0-based among its links), as JSON. */
-  readonly piece: (jobId: string, index: number) => Effect.Effect<{ readonly firstRow: number; readonly json: string } | undefined, ServiceUnavailable>
+  readonly piece: (jobId: string, index: number) => Effect.Effect<{ readonly firstRow: number; readonly json: string } | undefined, DatabaseUnavailable>
   /** Records progress, renews the lease and drops the pieces the job has passed. */
-  readonly advance: (jobId: string, owner: string, leaseSeconds: number, progress: Progress) => Effect.Effect<Advanced, ServiceUnavailable>
+  readonly advance: (jobId: string, owner: string, leaseSeconds: number, progress: Progress) => Effect.Effect<Advanced, DatabaseUnavailable>
   /** Gives the job's lease back, so that the next turn can go to another workspace. */
-  readonly release: (jobId: string, owner: string) => Effect.Effect<void, ServiceUnavailable>
-  readonly finish: (jobId: string, owner: string) => Effect.Effect<void, ServiceUnavailable>
+  readonly release: (jobId: string, owner: string) => Effect.Effect<void, DatabaseUnavailable>
+  readonly finish: (jobId: string, owner: string) => Effect.Effect<void, DatabaseUnavailable>
   /**
    * Deletes a few pieces of done, cancelled or abandoned uploads (and those uploads once empty);
    * how many pieces it deleted, so the caller calls again while there is more.
    */
-  readonly sweep: Effect.Effect<number, ServiceUnavailable>
+  readonly sweep: Effect.Effect<number, DatabaseUnavailable>
   /** A job queued before pieces existed: its file as uploaded. */
-  readonly legacySource: (jobId: string) => Effect.Effect<string, ServiceUnavailable>
+  readonly legacySource: (jobId: string) => Effect.Effect<string, DatabaseUnavailable>
   /** Such a job, now in pieces: its header line recorded and the whole file dropped. */
-  readonly adoptLegacy: (jobId: string, headers: ReadonlyArray<string>) => Effect.Effect<void, ServiceUnavailable>
+  readonly adoptLegacy: (jobId: string, headers: ReadonlyArray<string>) => Effect.Effect<void, DatabaseUnavailable>
 }>()("ricochet/ImportJobRepository") {}
 
 /** An upload whose request died without removing it (a crash) is swept after this long. */

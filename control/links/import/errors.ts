@@ -1,10 +1,9 @@
-import { ApiError, LimitReached } from "../../api/errors.ts"
+import { ApiError, LimitReached } from "../../kernel/errors.ts"
 import { MAX_UNFINISHED_IMPORTS } from "./schema.ts"
 
 /** 404: no import job with that id in the workspace. */
 export class ImportNotFound extends ApiError<ImportNotFound>()("ImportNotFound", {
   code: "not_found",
-  status: 404,
   description: "No such import job in this workspace"
 }) {
   static readonly make = (): ImportNotFound => new ImportNotFound({ message: "Import job not found" })
@@ -13,7 +12,6 @@ export class ImportNotFound extends ApiError<ImportNotFound>()("ImportNotFound",
 /** 409: cancelling an import that is done: nothing is left to stop. */
 export class ImportFinished extends ApiError<ImportFinished>()("ImportFinished", {
   code: "conflict",
-  status: 409,
   description: "The import job is done; there is nothing left to cancel"
 }) {
   static readonly make = (): ImportFinished => new ImportFinished({ message: "The import is done; there is nothing left to cancel" })
@@ -22,7 +20,6 @@ export class ImportFinished extends ApiError<ImportFinished>()("ImportFinished",
 /** 409: an upload with this Idempotency-Key is still being stored by an earlier request. */
 export class ImportUploading extends ApiError<ImportUploading>()("ImportUploading", {
   code: "conflict",
-  status: 409,
   description: "An upload with this Idempotency-Key is still being stored; retry in a few seconds to get its job"
 }) {
   static readonly make = (): ImportUploading =>

@@ -1,8 +1,8 @@
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 import { setImmediate } from "node:timers/promises"
-import { BadRequest } from "../../api/errors.ts"
-import { decoderFor, parseContentType } from "../../http/charset.ts"
+import { BadRequest } from "../../kernel/errors.ts"
+import { decoderFor, parseContentType } from "../../kernel/charset.ts"
 import { MAX_IMPORT_BYTES } from "./parseUpload.ts"
 
 /** Bytes decoded at a time: 64 MiB at once would hold the event loop (control's and the embedded engine's) for a tenth of a second. */

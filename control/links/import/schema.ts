@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import { Id } from "../../http/fields.ts"
+import { Id } from "../../kernel/fields.ts"
 import { ItemError } from "../bulkSchema.ts"
 
 /** Failed rows a job report lists; the count says how many there were in all. */

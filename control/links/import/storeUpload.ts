@@ -1,6 +1,6 @@
 import { Effect, Exit } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import { BadRequest, ValidationFailed } from "../../api/errors.ts"
+import { BadRequest, ValidationFailed } from "../../kernel/errors.ts"
 import type { ImportJobRepository } from "./ImportJobRepository.ts"
 import { parseUpload } from "./parseUpload.ts"
 

@@ -1,4 +1,4 @@
-import { ApiError } from "../../api/errors.ts"
+import { ApiError } from "../../kernel/errors.ts"
 
 /** Seconds a client is asked to wait before asking again for a code the renderer had no room for. */
 export const QR_RETRY_AFTER_SECONDS = 2
@@ -10,7 +10,6 @@ export const QR_RETRY_AFTER_SECONDS = 2
  */
 export class QrRendererBusy extends ApiError<QrRendererBusy>()("QrRendererBusy", {
   code: "internal_server_error",
-  status: 503,
   description: "QR rendering is busy (the queue, or this workspace's share of it, is full) or the render was lost " +
     `(internal_server_error); retry after Retry-After (${QR_RETRY_AFTER_SECONDS} s)`,
   retryAfterSeconds: QR_RETRY_AFTER_SECONDS

@@ -1,4 +1,4 @@
-import { ValidationFailed } from "../../api/errors.ts"
+import { ValidationFailed } from "../../kernel/errors.ts"
 import type { QrRenderOptions } from "../../../shared/qr/qrWorkerMessages.ts"
 import { QR_DEFAULT_MARGIN, QR_DEFAULT_SIZE, type QrQuery } from "./schema.ts"
 

@@ -5,7 +5,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * A payload the declaration's schema refused before it was sent, as the field issues a 422 would
- * name: Effect's own Standard Schema formatting (the server's richer one, control/http/issues.ts,
+ * name: Effect's own Standard Schema formatting (the server's richer one, control/kernel/issues.ts,
  * stays on the server), without the input repeated, each message once per field.
  */
 export const fieldIssuesOf = (issue: SchemaIssue.Issue): Array<FieldIssue> => {

@@ -1,5 +1,5 @@
 import { useState } from "react"
-import { atLeast, API_PLAN } from "../../../control/plans/plans.ts"
+import { atLeast, API_PLAN } from "../../../control/kernel/plans.ts"
 import type { ApiFailure } from "../api/failure.ts"
 import { useApi } from "../api/useApi.ts"
 import { type ApiKey, keys, type Role } from "../api/workspaceCalls.ts"

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { FolderRepository } from "./FolderRepository.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { FolderRepository } from "../../folders/FolderRepository.ts"
 
 export const FoldersHandlers = HttpApiBuilder.group(Api, "folders", (handlers) =>
   Effect.gen(function*() {

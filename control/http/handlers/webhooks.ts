@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { WebhookRepository } from "./WebhookRepository.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { WebhookRepository } from "../../webhooks/WebhookRepository.ts"
 
 const DEFAULT_PAGE = 50
 

@@ -1,18 +1,21 @@
 import { Context } from "effect"
-import type { Plan } from "../plans/plans.ts"
+import type { Plan } from "./plans.ts"
 
 /**
  * Who is calling: resolved from the API key or the session cookie before any handler runs. A
  * session acts as its user in the workspace it has chosen; a key as its user with its own role
  * and scope.
  */
+/** What a member may do in a workspace: admins also manage people, keys, domains and webhooks. */
+export type Role = "admin" | "member"
+
 export interface Principal {
   readonly via: "key" | "session"
   /** The key's id, or the session's. */
   readonly credentialId: string
   readonly workspaceId: string
   readonly userId: string
-  readonly role: "admin" | "member"
+  readonly role: Role
   readonly plan: Plan
   /** `read`: every method but GET is refused. Sessions are `all`. */
   readonly scope: "all" | "read"

@@ -1,14 +1,14 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../shared/config.ts"
-import { Api } from "../api/Api.ts"
-import { ValidationFailed } from "../api/errors.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { DomainRepository } from "./DomainRepository.ts"
-import { toDomain, toDomainCheck } from "./domainRow.ts"
-import { DomainVerifier } from "./DomainVerifier.ts"
-import { DomainNotFound } from "./errors.ts"
-import { parseCustomHost } from "./host.ts"
+import { Configuration } from "../../../shared/config.ts"
+import { Api } from "../../api/Api.ts"
+import { ValidationFailed } from "../../kernel/errors.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { DomainRepository } from "../../domains/DomainRepository.ts"
+import { toDomain, toDomainCheck } from "../../domains/domainRow.ts"
+import { DomainVerifier } from "../../domains/DomainVerifier.ts"
+import { DomainNotFound } from "../../domains/errors.ts"
+import { parseCustomHost } from "../../domains/host.ts"
 
 export const DomainsHandlers = HttpApiBuilder.group(Api, "domains", (handlers) =>
   Effect.gen(function*() {

@@ -1,5 +1,5 @@
 import { SchemaIssue } from "effect"
-import type { FieldIssue } from "../api/errors.ts"
+import type { FieldIssue } from "./errors.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -1,12 +1,12 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../shared/config.ts"
-import { clientAddress } from "../api/AdmissionLayer.ts"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { LiveHub } from "../live/LiveHub.ts"
-import { MemberService } from "./MemberService.ts"
+import { Configuration } from "../../../shared/config.ts"
+import { clientAddress } from "../AdmissionLayer.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { LiveHub } from "../../live/LiveHub.ts"
+import { MemberService } from "../../members/MemberService.ts"
 
 export const MembersHandlers = HttpApiBuilder.group(Api, "members", (handlers) =>
   Effect.gen(function*() {

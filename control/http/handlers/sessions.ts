@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../shared/config.ts"
-import { Database } from "../../shared/db/Database.ts"
-import { Api } from "../api/Api.ts"
-import { clientAddress } from "../api/AdmissionLayer.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { LiveHub } from "../live/LiveHub.ts"
-import { SessionService } from "./SessionService.ts"
+import { Configuration } from "../../../shared/config.ts"
+import { Database } from "../../../shared/db/Database.ts"
+import { Api } from "../../api/Api.ts"
+import { clientAddress } from "../AdmissionLayer.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { LiveHub } from "../../live/LiveHub.ts"
+import { SessionService } from "../../sessions/SessionService.ts"
 
 export const SignInHandlers = HttpApiBuilder.group(Api, "signIn", (handlers) =>
   Effect.gen(function*() {

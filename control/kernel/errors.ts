@@ -1,13 +1,15 @@
 import { type Cause, Effect, ErrorReporter, Schema, SchemaTransformation } from "effect"
 import { HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { HttpApiSchema } from "effect/http-api"
+import { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 /**
  * The errors of the API. Every failure a client can see is a tagged class that states its spec
- * code and HTTP status once; its `response` schema turns it into exactly
+ * code once (its HTTP status follows from the code, in STATUS below); its `response` schema turns it into exactly
  * `{ error: { code, message, issues? } }` with that status (and back, for the typed client), and
  * an endpoint lists the `response` schemas of the errors it can return. The cross-cutting ones
- * live here; the others beside their resource (`links/errors.ts`, …).
+ * live here; the others beside their resource (`links/errors.ts`, …). A failure that is not the
+ * API's own (DatabaseUnavailable) carries no status: its answer is given here.
  */
 
 /** The spec's error codes, a closed list. */
@@ -30,9 +32,30 @@ const ErrorFields = {
   issues: Schema.optionalKey(Schema.Array(FieldIssue))
 }
 
+/**
+ * The HTTP status of each spec code: the one place a failure becomes a status. Codes share a
+ * status (403 is forbidden, plan_required or limit_reached); an internal_server_error that asks the
+ * client to retry (Retry-After) is temporary: 503, not 500.
+ */
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  plan_required: 403,
+  limit_reached: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable_entity: 422,
+  rate_limit_exceeded: 429,
+  internal_server_error: 500
+}
+
+/** The status an error of `spec` is answered with. */
+export const statusOf = (spec: { readonly code: ErrorCode; readonly retryAfterSeconds?: number }): number =>
+  spec.code === "internal_server_error" && spec.retryAfterSeconds !== undefined ? 503 : STATUS[spec.code]
+
 interface ErrorSpec {
   readonly code: ErrorCode
-  readonly status: number
   /** What the response means, for the OpenAPI document. */
   readonly description: string
   /** Sent as Retry-After (seconds) with every instance. */
@@ -73,21 +96,23 @@ type ErrorInstance = { readonly message: string; readonly issues?: ReadonlyArray
 
 const responseSchemas = new WeakMap<object, Schema.Top>()
 
-const makeResponseSchema = (cls: new(props: ErrorInstance) => ErrorInstance, spec: ErrorSpec): Schema.Top => {
+const makeResponseSchema = (cls: new(props: ErrorInstance) => ErrorInstance, spec: ErrorSpec, wireMessage?: string): Schema.Top => {
+  const wireOf = (error: unknown) => toWireBody(spec.code, wireMessage === undefined ? error as ErrorInstance : { message: wireMessage })
   const fromWire = (wire: WireBody) =>
     new cls(wire.error.issues === undefined ? { message: wire.error.message } : { message: wire.error.message, issues: wire.error.issues })
   const type = Schema.toType(cls as unknown as Schema.Top)
-  const body = wireSchema(spec).annotate({ httpApiStatus: spec.status, description: spec.description })
+  const status = statusOf(spec)
+  const body = wireSchema(spec).annotate({ httpApiStatus: status, description: spec.description })
   if (spec.retryAfterSeconds === undefined) {
     return body.pipe(Schema.decodeTo(type, SchemaTransformation.transform<unknown, any>({
       decode: (wire) => fromWire(wire),
-      encode: (error) => toWireBody(spec.code, error as ErrorInstance) as never
-    }))).annotate({ httpApiStatus: spec.status, description: spec.description })
+      encode: (error) => wireOf(error) as never
+    }))).annotate({ httpApiStatus: status, description: spec.description })
   }
   const retryAfter = String(spec.retryAfterSeconds)
   return type.pipe(HttpApiSchema.encodeToWithHeaders({ body, headers: { "retry-after": Schema.String } }, {
     decode: ({ body }) => fromWire(body),
-    encode: (error) => ({ body: toWireBody(spec.code, error as ErrorInstance) as never, headers: { "retry-after": retryAfter } })
+    encode: (error) => ({ body: wireOf(error) as never, headers: { "retry-after": retryAfter } })
   })).annotate({ description: spec.description })
 }
 
@@ -106,7 +131,7 @@ export interface ApiErrorClass<Self, Tag extends string> extends
 }
 
 /**
- * `class SlugTaken extends ApiError<SlugTaken>()("SlugTaken", { code: "conflict", status: 409, … }) {}`.
+ * `class SlugTaken extends ApiError<SlugTaken>()("SlugTaken", { code: "conflict", … }) {}`.
  * Instances carry `message` (and `issues`); they answer themselves outside the HttpApi too
  * (unknown paths, the OpenAPI document), and are never logged as failures: the 500 of an
  * unexpected failure is logged where it is made.
@@ -115,7 +140,7 @@ export const ApiError = <Self>() => <const Tag extends string>(tag: Tag, spec: E
   const Base = Schema.TaggedError<any>()(tag, ErrorFields) as any
   class ApiErrorBase extends Base {
     static readonly code = spec.code
-    static readonly status = spec.status
+    static readonly status = statusOf(spec)
     static get response(): Schema.Top {
       let schema = responseSchemas.get(this)
       if (schema === undefined) {
@@ -128,12 +153,12 @@ export const ApiError = <Self>() => <const Tag extends string>(tag: Tag, spec: E
       return spec.code
     }
     get status(): number {
-      return spec.status
+      return statusOf(spec)
     }
     readonly [ErrorReporter.ignore] = true;
     [HttpServerRespondable.symbol]() {
       const headers = spec.retryAfterSeconds === undefined ? undefined : { "retry-after": String(spec.retryAfterSeconds) }
-      return Effect.succeed(HttpServerResponse.jsonUnsafe(toWireBody(spec.code, this as unknown as ErrorInstance), { status: spec.status, headers }))
+      return Effect.succeed(HttpServerResponse.jsonUnsafe(toWireBody(spec.code, this as unknown as ErrorInstance), { status: statusOf(spec), headers }))
     }
   }
   return ApiErrorBase as any
@@ -151,49 +176,42 @@ export const invalidRequestMessage = (issues: ReadonlyArray<FieldIssue>): string
 /** 400: the body, query string or path cannot be read (not JSON, not text in its charset, past a bound). */
 export class BadRequest extends ApiError<BadRequest>()("BadRequest", {
   code: "bad_request",
-  status: 400,
   description: "The body, query string or path cannot be read: not JSON or a form, an unsupported content type, text that is not in its charset, past a size or nesting bound"
 }) {}
 
 /** 401: no API key, or one that is not valid. */
 export class Unauthorized extends ApiError<Unauthorized>()("Unauthorized", {
   code: "unauthorized",
-  status: 401,
   description: "Missing, malformed or unknown API key"
 }) {}
 
 /** 403: an admin-only operation with a member's key. */
 export class Forbidden extends ApiError<Forbidden>()("Forbidden", {
   code: "forbidden",
-  status: 403,
   description: "An admin-only operation by a member, a write with a read-only key, or a signed-in write from another origin (CSRF)"
 }) {}
 
 /** 403: the workspace's plan lacks the API or a feature the request uses. */
 export class PlanRequired extends ApiError<PlanRequired>()("PlanRequired", {
   code: "plan_required",
-  status: 403,
   description: "The workspace's plan lacks the API or a feature the request uses"
 }) {}
 
 /** 403: a plan limit (links, tags, folders, custom domains) is reached. */
 export class LimitReached extends ApiError<LimitReached>()("LimitReached", {
   code: "limit_reached",
-  status: 403,
   description: "A limit of the workspace's plan is reached"
 }) {}
 
 /** 404: a path under /v1 that no endpoint serves. */
 export class NotFound extends ApiError<NotFound>()("NotFound", {
   code: "not_found",
-  status: 404,
   description: "No such endpoint"
 }) {}
 
 /** 422: field validation of the path, query or body; `issues` says where. */
 export class ValidationFailed extends ApiError<ValidationFailed>()("ValidationFailed", {
   code: "unprocessable_entity",
-  status: 422,
   description: "Field validation of the path, query or body; issues: [{ path, message, code }]"
 }) {
   /** One field's problem. */
@@ -209,31 +227,40 @@ export class ValidationFailed extends ApiError<ValidationFailed>()("ValidationFa
 /** 429: an allowance of the rate limit is used up (RateLimit-* and Retry-After say when it resets). */
 export class RateLimitExceeded extends ApiError<RateLimitExceeded>()("RateLimitExceeded", {
   code: "rate_limit_exceeded",
-  status: 429,
   description: "A rate limit is exceeded; Retry-After says in how many seconds the window resets"
 }) {}
 
 /** How long a client is asked to wait before retrying after a 503. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
-/**
- * 503: the database could not be reached or did not answer in time. The spec's codes are a closed
- * list without one for this: `internal_server_error`, with 503 and Retry-After saying it is temporary.
- */
-export class ServiceUnavailable extends ApiError<ServiceUnavailable>()("ServiceUnavailable", {
+const unavailableSpec: ErrorSpec = {
   code: "internal_server_error",
-  status: 503,
   description: `The database is unavailable (internal_server_error); retry after Retry-After (${UNAVAILABLE_RETRY_AFTER_SECONDS} s)`,
   retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS
-}) {
-  static readonly database = (): ServiceUnavailable =>
-    new ServiceUnavailable({ message: `The database is unavailable right now; retry in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s` })
 }
+
+const unavailableMessage = `The database is unavailable right now; retry in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s`
+
+/**
+ * 503: the database could not be reached or did not answer in time (DatabaseUnavailable, which
+ * the database layer fails with). The spec's codes are a closed list without one for this:
+ * `internal_server_error`, with 503 and Retry-After saying it is temporary. `response` is what an
+ * endpoint's error list takes; `answer` is the same response for the routes outside the HttpApi.
+ */
+export const ServiceUnavailable = {
+  code: unavailableSpec.code,
+  status: statusOf(unavailableSpec),
+  response: makeResponseSchema(DatabaseUnavailable as never, unavailableSpec, unavailableMessage) as Schema.Codec<DatabaseUnavailable, unknown>,
+  answer: (): HttpServerResponse.HttpServerResponse =>
+    HttpServerResponse.jsonUnsafe(toWireBody(unavailableSpec.code, { message: unavailableMessage }), {
+      status: statusOf(unavailableSpec),
+      headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) }
+    })
+} as const
 
 /** 500: anything unexpected; the cause is logged, never sent. */
 export class InternalError extends ApiError<InternalError>()("InternalError", {
   code: "internal_server_error",
-  status: 500,
   description: "An unexpected failure (logged)"
 }) {
   static readonly make = (): InternalError => new InternalError({ message: "Something went wrong on our side; it has been logged" })

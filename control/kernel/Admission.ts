@@ -29,7 +29,7 @@ export class Admission extends HttpApiMiddleware.Service<Admission, { provides: 
   error: [Unauthorized.response, RateLimitExceeded.response, Forbidden.response, PlanRequired.response, ServiceUnavailable.response]
 }) {}
 
-// The implementation (keys, sessions, rate limits) is AdmissionLayer.ts: this file is part of the
+// The implementation (keys, sessions, rate limits) is control/http/AdmissionLayer.ts: this file is part of the
 // declaration, which the typed client and the dashboard load in a browser.
 
 /**

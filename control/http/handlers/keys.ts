@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { KeyRepository } from "./KeyRepository.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { KeyRepository } from "../../keys/KeyRepository.ts"
 
 export const KeysHandlers = HttpApiBuilder.group(Api, "keys", (handlers) =>
   Effect.gen(function*() {

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../shared/config.ts"
-import { clientAddress } from "../api/AdmissionLayer.ts"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { PasswordService } from "./PasswordService.ts"
+import { Configuration } from "../../../shared/config.ts"
+import { clientAddress } from "../AdmissionLayer.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { PasswordService } from "../../people/PasswordService.ts"
 
 export const MeHandlers = HttpApiBuilder.group(Api, "me", (handlers) =>
   Effect.gen(function*() {

@@ -67,3 +67,9 @@ export const Id = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(
 export const IdParams = Schema.Struct({ id: Id })
 
 export const DeletionResult = Schema.Struct({ id: Schema.String })
+
+/** Splits `a,b` and repeated parameters into one list of non-empty values. */
+export const commaList = (value: string | ReadonlyArray<string> | undefined): Array<string> =>
+  value === undefined
+    ? []
+    : (typeof value === "string" ? [value] : value).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import type { FieldIssue } from "../api/errors.ts"
+import type { FieldIssue } from "./errors.ts"
 
 /**
  * Text that cannot be stored as sent. PostgreSQL's text types refuse U+0000 outright (a 500 before

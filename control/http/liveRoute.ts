@@ -2,10 +2,10 @@ import { Effect, Queue, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
-import { admit } from "../api/AdmissionLayer.ts"
-import type { Principal } from "../api/Principal.ts"
+import { admit } from "./AdmissionLayer.ts"
+import type { Principal } from "../kernel/Principal.ts"
 import { query } from "../db/sql.ts"
-import { LiveHub, STREAMS_PER_PROCESS, STREAMS_PER_WORKSPACE } from "./LiveHub.ts"
+import { LiveHub, STREAMS_PER_PROCESS, STREAMS_PER_WORKSPACE } from "../live/LiveHub.ts"
 
 /** A comment line every so often keeps proxies from closing a quiet stream, and checks the caller is still signed in. */
 export const HEARTBEAT_SECONDS = 15

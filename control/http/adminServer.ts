@@ -8,10 +8,10 @@ import { ChangeBus } from "../../shared/bus/ChangeBus.ts"
 import { Database, DatabaseError } from "../../shared/db/Database.ts"
 import { processMetrics } from "../../shared/ops/processMetrics.ts"
 import { renderFamilies } from "../../shared/ops/prometheusText.ts"
-import { API_ROUTES } from "../http/apiRoutes.ts"
-import { readinessRoute } from "../http/readiness.ts"
+import { API_ROUTES } from "./apiRoutes.ts"
+import { readinessRoute } from "../ops/readiness.ts"
 import { countUnpublished } from "../outbox/outbox.ts"
-import { registerKnownSeries } from "./metrics.ts"
+import { registerKnownSeries } from "../ops/metrics.ts"
 
 /** How long a scrape waits for the outbox count; past it the series is left out of that scrape. */
 const BACKLOG_TIMEOUT_MS = 1_000

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { TagRepository } from "./TagRepository.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { TagRepository } from "../../tags/TagRepository.ts"
 
 export const TagsHandlers = HttpApiBuilder.group(Api, "tags", (handlers) =>
   Effect.gen(function*() {

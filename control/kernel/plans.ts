@@ -1,4 +1,4 @@
-import { LimitReached, PlanRequired } from "../api/errors.ts"
+import { LimitReached, PlanRequired } from "./errors.ts"
 
 export const PLANS = ["free", "basic", "pro", "business"] as const
 export type Plan = (typeof PLANS)[number]

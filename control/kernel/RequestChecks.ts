@@ -1,7 +1,7 @@
 import type { Schema, SchemaAST } from "effect"
 import { HttpApiMiddleware, HttpApiSchema } from "effect/http-api"
-import { formBody } from "../http/formBody.ts"
-import { storable } from "../http/nul.ts"
+import { formBody } from "./formBody.ts"
+import { storable } from "./nul.ts"
 import { BadRequest, ValidationFailed } from "./errors.ts"
 
 /**
@@ -13,7 +13,7 @@ import { BadRequest, ValidationFailed } from "./errors.ts"
  *   text valid in its declared charset (control/http/readBody.ts);
  * - the query string in bracket notation within the same bounds, read by qs and handed to the
  *   library as the parsed search params;
- * - the library's schema failures as our 422 with `issues` (control/http/issues.ts).
+ * - the library's schema failures as our 422 with `issues` (control/kernel/issues.ts).
  * Input that cannot be read is a 400 BadRequest, before any field is validated.
  */
 export class RequestChecks extends HttpApiMiddleware.Service<RequestChecks>()("ricochet/RequestChecks", {
@@ -39,5 +39,5 @@ export const requestBody = <S extends Schema.Top>(schema: S) => {
   return [checked, form.pipe(HttpApiSchema.asFormUrlEncoded()), form.pipe(HttpApiSchema.asMultipart())] as const
 }
 
-// How requests are checked is RequestChecksLayer.ts: this file is part of the declaration, which
+// How requests are checked is control/http/RequestChecksLayer.ts: this file is part of the declaration, which
 // the typed client and the dashboard load in a browser.

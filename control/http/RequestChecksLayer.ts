@@ -1,12 +1,12 @@
 import { Effect, Layer, type Schema } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { withCheckedBody } from "../http/bodyAsChecked.ts"
-import { parseFormText } from "../http/formText.ts"
-import { toFieldIssues } from "../http/issues.ts"
-import { readBody } from "../http/readBody.ts"
-import { ValidationFailed } from "./errors.ts"
-import { RequestChecks } from "./RequestChecks.ts"
+import { withCheckedBody } from "./bodyAsChecked.ts"
+import { parseFormText } from "./formText.ts"
+import { toFieldIssues } from "../kernel/issues.ts"
+import { readBody } from "./readBody.ts"
+import { ValidationFailed } from "../kernel/errors.ts"
+import { RequestChecks } from "../kernel/RequestChecks.ts"
 
 const searchOf = (url: string): string => {
   const start = url.indexOf("?")

@@ -1,14 +1,14 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../shared/config.ts"
-import { Database } from "../../shared/db/Database.ts"
-import { Api } from "../api/Api.ts"
-import { CurrentPrincipal } from "../api/Principal.ts"
-import { observeAnalyticsQuery } from "../ops/metrics.ts"
-import { answerAnalytics } from "./answer.ts"
-import { answerDashboard } from "./dashboard.ts"
-import { ClickStore } from "./ClickStore.ts"
-import type { AnalyticsResponse } from "./schema.ts"
+import { Configuration } from "../../../shared/config.ts"
+import { Database } from "../../../shared/db/Database.ts"
+import { Api } from "../../api/Api.ts"
+import { CurrentPrincipal } from "../../kernel/Principal.ts"
+import { observeAnalyticsQuery } from "../../ops/metrics.ts"
+import { answerAnalytics } from "../../analytics/answer.ts"
+import { answerDashboard } from "../../analytics/dashboard.ts"
+import { ClickStore } from "../../analytics/ClickStore.ts"
+import type { AnalyticsResponse } from "../../analytics/schema.ts"
 
 export const AnalyticsHandlers = HttpApiBuilder.group(Api, "analytics", (handlers) =>
   Effect.gen(function*() {

@@ -9,7 +9,7 @@ import { SESSION_COOKIE, SESSION_TOKEN } from "../sessions/cookie.ts"
 import { isUnsafeMethod, originAllowed } from "../sessions/csrf.ts"
 import { findSession } from "../sessions/sessions.ts"
 import { query } from "../db/sql.ts"
-import { API_PLAN, requirePlan } from "../plans/plans.ts"
+import { API_PLAN, requirePlan } from "../kernel/plans.ts"
 import {
   type Allowance,
   ANALYTICS_LIMIT,
@@ -19,9 +19,9 @@ import {
   hit,
   rateLimitHeaders
 } from "../ratelimit/rateLimiter.ts"
-import { Forbidden, RateLimitExceeded, Unauthorized } from "./errors.ts"
-import { Admission, type AllowanceKind, CountedByAddress, CountsAsAnalytics, OpenBeforePasswordChange } from "./Admission.ts"
-import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import { Forbidden, RateLimitExceeded, Unauthorized } from "../kernel/errors.ts"
+import { Admission, type AllowanceKind, CountedByAddress, CountsAsAnalytics, OpenBeforePasswordChange } from "../kernel/Admission.ts"
+import { CurrentPrincipal, type Principal } from "../kernel/Principal.ts"
 
 /** The client address, from X-Forwarded-For only when the operator says a proxy sets it. */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
