@@ -2,7 +2,7 @@ import { Schema, SchemaTransformation } from "effect"
 
 /**
  * Field schemas shared by several resources. Bounds the spec leaves open are chosen here and
- * documented in the README.
+ * documented in docs/api.md (Bounds).
  */
 
 export const MAX_URL_LENGTH = 8192
