@@ -11,6 +11,7 @@ import {
   tempDir,
   visit
 } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The dashboard's own endpoints (not in the spec): GET /v1/analytics/dashboard, one view of
@@ -161,7 +162,7 @@ describe("GET /v1/events", () => {
       expect(streamA.response.status).toBe(200)
       expect(streamA.response.headers.get("content-type")).toMatch(/^text\/event-stream/)
       // The feed starts reading files once a stream is open: give it one round before the visit.
-      await new Promise((r) => setTimeout(r, 1_500))
+      await sleep(1_500)
       const visited = Date.now()
       expect((await visit(engine, a.domain, "/live", { headers: { "cf-ipcountry": "NL", "user-agent": IPHONE } })).status).toBe(302)
       await eventually(async () => streamA.events.some((e) => e.type === "click"), 10_000, 50)

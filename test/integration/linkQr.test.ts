@@ -3,6 +3,7 @@ import { PNG } from "pngjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKENDS, type Backend, startBackend } from "../support/backends.ts"
 import { apiClient, createWorkspace } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 // jsqr is CommonJS with a `default` export in its types: under NodeNext the callable is `.default`.
 const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule.default }).default ?? jsQRModule
@@ -129,7 +130,7 @@ describe("QR codes under load from one workspace (embedded)", () => {
     // are drawn (within its 300 requests a minute).
     const latencies: Array<number> = []
     while ((drawing || latencies.length < 10) && latencies.length < 250) {
-      if (latencies.length > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      if (latencies.length > 0) await sleep(50)
       const started = performance.now()
       const res = await fetch(`${backend.control.baseUrl}/v1/links`, {
         headers: { authorization: `Bearer ${keyB}` },

@@ -7,6 +7,7 @@ import {
   startControl,
   tempDir
 } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * A client paging through its links while others are being created sees every link that existed
@@ -65,7 +66,7 @@ describe("link pagination under concurrent inserts", () => {
       cursor = res.body.nextCursor
       pages++
       // Give the writer room to insert between pages.
-      await new Promise((r) => setTimeout(r, 20))
+      await sleep(20)
     } while (cursor !== null && pages < 200)
     creating = false
     await writer

@@ -19,6 +19,7 @@ import { parseIp } from "../../control/webhooks/ipAddress.ts"
 import { startBlackHoles } from "../support/blackHoles.ts"
 import { startDnsServer } from "../support/dnsServer.ts"
 import { type Received, startReceiver } from "../support/webhookReceiver.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * Webhooks end to end, on PostgreSQL and on the embedded default: a receiver on loopback gets
@@ -220,7 +221,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
     expect(arrived.at - visitedAt).toBeLessThan(10_000)
     expect(verifies(created.body.secret, arrived)).toBe(true)
     // The bot's visit came first: had it been counted it would be in this file or an earlier one.
-    await new Promise((r) => setTimeout(r, 2_500))
+    await sleep(2_500)
     const clicks = bodiesAt("/clicks").flatMap((b) => {
       expect(b.type).toBe("link.clicked")
       expect(b.data.link).toEqual({ id: link.body.id, domain: host, slug: "clicked" })
@@ -241,7 +242,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
     dns.set(txt.name, { TXT: [txt.value] })
     dns.set(good.body.host, { CNAME: CNAME_TARGET })
     expect((await admin.post(`/v1/domains/${good.body.id}/verify`)).body.verified).toBe(true)
-    await new Promise((r) => setTimeout(r, 1_500))
+    await sleep(1_500)
     const failed = await admin.post(`/v1/domains/${bad.body.id}/verify`)
     expect(failed.body).toMatchObject({ verified: false, domain: { status: "failed" } })
     await eventually(async () => bodiesAt("/domains").length >= 2 && bodiesAt("/bad-domain").length >= 1, 10_000)
@@ -257,7 +258,6 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
     const created = await createWorkspace(control.env, "pro", `${name} ${postgres ? "pg" : "emb"}`)
     return { ...created, client: apiClient(control.baseUrl, created.apiKey) }
   }
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
   it(`delivers another workspace's event within ${FAIR_DELIVERY_MS / 1000} s while 20 endpoints of one workspace never answer`, async () => {
     const holes = await startBlackHoles(20)
@@ -294,7 +294,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
       for (let i = 0; i < 10; i++) expect((await workspace.client.post("/v1/links", { url: `https://example.com/down/${i}` })).status).toBe(201)
       await eventually(async () => failing.received.length > 0, 10_000)
       const first = failing.received[0].at
-      await pause(8_000)
+      await sleep(8_000)
       const attempts = failing.received.filter((r) => r.at - first <= 8_000).length
       console.log(`a failing endpoint with 10 due deliveries was tried ${attempts} times in 8 s`)
       // Without the breaker each of the 10 is retried after 0.2, 0.4, 0.8, 1.6 and 3.2 s: some 50 tries. With it:
@@ -319,7 +319,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
     expect((await workspace.client.delete(`/v1/links/${first.body.id}`)).status).toBe(200)
 
     // Recorded while paused, not sent.
-    await pause(1_000)
+    await sleep(1_000)
     const waiting = await workspace.client.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=100`)
     expect(waiting.body.data).toHaveLength(7)
     for (const delivery of waiting.body.data) expect(delivery).toMatchObject({ status: "pending", attempts: 0 })
@@ -340,7 +340,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
     for (let i = 1; i < BACKLOG + 5; i++) expect((await workspace.client.patch(`/v1/links/${link.body.id}`, { title: `t${i}` })).status).toBe(200)
     expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: true })).status).toBe(200)
     await eventually(async () => bodiesAt("/backlog").length >= BACKLOG, 15_000, 50)
-    await pause(1_000)
+    await sleep(1_000)
     expect(bodiesAt("/backlog").map((b) => b.data.title)).toEqual(Array.from({ length: BACKLOG }, (_, i) => `t${i + 5}`))
     const log = (await workspace.client.get(`/v1/webhooks/${hook.body.id}/deliveries?limit=100`)).body.data
     expect(log).toHaveLength(BACKLOG + 5)
@@ -363,7 +363,7 @@ describe.each(databases)("webhooks ($name)", ({ postgres }) => {
       expect((await workspace.client.get(`/v1/webhooks/${hook.body.id}`)).body.disabledReason).toMatch(/3 days/)
       failing.respondWith(200)
       for (const title of ["a1", "a2"]) expect((await workspace.client.patch(`/v1/links/${link.body.id}`, { title })).status).toBe(200)
-      await pause(1_000)
+      await sleep(1_000)
       expect(failing.received.filter((r) => r.status === 200)).toHaveLength(0)
       expect((await workspace.client.patch(`/v1/webhooks/${hook.body.id}`, { enabled: true })).body).toMatchObject({ enabled: true, disabledReason: null })
       await eventually(async () => failing.received.filter((r) => r.status === 200).length >= 3, 15_000, 50)

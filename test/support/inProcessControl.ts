@@ -6,8 +6,9 @@ import { ApiServerLayer } from "../../control/http/server.ts"
 import { LiveHubLayer } from "../../control/live/LiveHub.ts"
 import { createUserOn } from "../../control/people/users.ts"
 import type { Plan } from "../../control/plans/plans.ts"
-import { createWorkspace, ensureFirstWorkspace } from "../../control/workspaces/provisioning.ts"
+import { createKey, createWorkspace, ensureFirstWorkspace } from "../../control/workspaces/provisioning.ts"
 import { loadConfig } from "../../shared/config.ts"
+import { Database } from "../../shared/db/Database.ts"
 import { createTestDatabase, freePort, removeDir, tempDir } from "./processes.ts"
 
 export type Backend = "postgres" | "embedded"
@@ -51,15 +52,20 @@ export const startInProcessControl = async (backend: Backend, env: Record<string
     throw error
   }
   const first = await run(ensureFirstWorkspace(config.shortDomain, config.adminEmail))
+  const { sql } = await run(Effect.service(Database))
   if (first === undefined) throw new Error("a fresh database already had a workspace")
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     config,
+    /** The server's own database client (the embedded database has one connection, this one). */
+    sql,
     /** The first workspace, its admin (with the one-time password) and its key, as a first start makes them. */
     first,
     /** Moves Effect's clock of the server (nothing else) forward. */
     advance: (duration: Duration.Input) => run(TestClock.adjust(duration)),
     createWorkspace: (plan: Plan = "pro", name = "Test workspace") => run(createWorkspace({ name, plan, shortDomain: config.shortDomain })),
+    /** A key of a new user of the workspace, as `ricochet key create` makes it. */
+    createKey: (workspaceId: string, role: "admin" | "member") => run(createKey({ workspaceId, role })),
     /** A person in a workspace, with a generated one-time password unless `password` is given. */
     createUser: (input: { readonly email: string; readonly workspaceId: string; readonly role: "admin" | "member"; readonly password?: string }) =>
       run(transaction((tx) => createUserOn(tx, input))),
