@@ -10,6 +10,7 @@ import {
   tempDir,
   visit
 } from "../support/processes.ts"
+import { signedInClient } from "../support/signedIn.ts"
 import { sleep } from "../support/time.ts"
 
 /**
@@ -238,33 +239,14 @@ describe("GET /v1/events", () => {
 
 /** A session of `email` (the cookie to send), signed in with POST /v1/sessions. */
 const signIn = async (email: string, password: string) => {
-  const res = await fetch(`${ctl.baseUrl}/v1/sessions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: ctl.baseUrl },
-    body: JSON.stringify({ email, password })
-  })
+  const web = signedInClient(ctl.baseUrl)
+  const res = await web.signIn(email, password)
   expect(res.status).toBe(201)
-  return res.headers.get("set-cookie")!.split(";")[0]
+  return web.cookieOf(res)
 }
 
 /** Calls the API as a signed-in browser would (the cookie, and this site's Origin on writes). */
-const asSession = (cookie: string) => {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${ctl.baseUrl}${path}`, {
-      method,
-      headers: { cookie, origin: ctl.baseUrl, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body)
-    })
-    const text = await res.text()
-    return { status: res.status, headers: res.headers, body: text === "" ? undefined : JSON.parse(text) }
-  }
-  return {
-    get: (path: string) => call("GET", path),
-    post: (path: string, body: unknown) => call("POST", path, body),
-    patch: (path: string, body: unknown) => call("PATCH", path, body),
-    delete: (path: string) => call("DELETE", path)
-  }
-}
+const asSession = (cookie: string) => signedInClient(ctl.baseUrl).session(cookie)
 
 const makeUser = async (workspaceId: string, email: string, password: string, role: "admin" | "member" = "admin") => {
   const made = await runCliPiped(["user", "create", "--email", email, "--workspace", workspaceId, "--role", role], ctl.env, `${password}\n`)

@@ -132,8 +132,8 @@ describe("domains over PostgreSQL with real DNS", () => {
       RICOCHET_DOMAIN_RECHECK_SECONDS: "1"
     }
     ;[ctl, graceCtl] = await Promise.all([
-      startControl({ ...common, DATABASE_URL: db.url, RICOCHET_DATA_DIR: dir, RICOCHET_DOMAIN_GRACE_HOURS: "72" }),
-      startControl({ ...common, DATABASE_URL: graceDb.url, RICOCHET_DATA_DIR: graceDir, RICOCHET_DOMAIN_GRACE_HOURS: "0.0003" })
+      startControl({ ...common, DATABASE_URL: db.url, RICOCHET_DATA_DIR: dir, RICOCHET_DOMAIN_GRACE_HOURS: "72" }, true),
+      startControl({ ...common, DATABASE_URL: graceDb.url, RICOCHET_DATA_DIR: graceDir, RICOCHET_DOMAIN_GRACE_HOURS: "0.0003" }, true)
     ])
     const [w1, w2, auto, grace] = await Promise.all([
       createWorkspace(ctl.env, "business", "Acme One"),

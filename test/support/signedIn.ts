@@ -27,16 +27,24 @@ export const signedInClient = (baseUrl: string) => {
     const text = await res.text()
     return { status: res.status, headers: res.headers, body: text === "" ? undefined : JSON.parse(text) }
   }
+  /** The session cookie a sign-in set, as the next request sends it. */
+  const cookieOf = (res: Answer): string => {
+    const header = res.headers.get("set-cookie")
+    if (header === null) throw new Error(`no Set-Cookie in ${res.status} ${JSON.stringify(res.body)}`)
+    return header.split(";")[0]!
+  }
   return {
     request,
+    cookieOf,
+    /** A signed-in session's calls: its cookie on every request. */
+    session: (cookie: string) => ({
+      get: (path: string) => request("GET", path, { cookie }),
+      post: (path: string, body?: unknown) => request("POST", path, { cookie, body }),
+      patch: (path: string, body?: unknown) => request("PATCH", path, { cookie, body }),
+      delete: (path: string) => request("DELETE", path, { cookie })
+    }),
     /** POST /v1/sessions, with extra fields of the body (a workspaceId) when given. */
     signIn: (email: string, password: string, extra: Record<string, unknown> = {}) =>
-      request("POST", "/v1/sessions", { body: { email, password, ...extra } }),
-    /** The session cookie a sign-in set, as the next request sends it. */
-    cookieOf: (res: Answer): string => {
-      const header = res.headers.get("set-cookie")
-      if (header === null) throw new Error(`no Set-Cookie in ${res.status} ${JSON.stringify(res.body)}`)
-      return header.split(";")[0]!
-    }
+      request("POST", "/v1/sessions", { body: { email, password, ...extra } })
   }
 }
