@@ -17,7 +17,8 @@ export type Backend = "postgres" | "embedded"
  * Control's API served inside the test process, on a port of its own, over a fresh PostgreSQL
  * database or the embedded default in a temporary data directory; no background jobs. Effect's
  * Clock is a TestClock, so what counts in minute windows (the rate limits, the wrong-password
- * limit) moves only when the test says so: `advance`. Starts on a minute boundary.
+ * limit) moves only when the test says so: `advance`. Starts on a minute boundary. Whatever
+ * waits on Effect's clock in a request (a timeout that would fire) waits for `advance` too.
  *
  * For what the API does; what a process does (its start, its output, its CLI) stays with
  * startControl (processes.ts).
@@ -43,17 +44,21 @@ export const startInProcessControl = async (backend: Backend, env: Record<string
   )
   const runtime = ManagedRuntime.make(layer)
   const run = <A, E>(effect: Effect.Effect<A, E, Layer.Success<typeof layer>>): Promise<A> => runtime.runPromise(effect)
-  try {
-    await run(TestClock.setTime(Date.now() - (Date.now() % 60_000)))
-  } catch (error) {
+  const stop = async () => {
     await runtime.dispose()
     await db?.drop()
     await removeDir(dir)
-    throw error
   }
-  const first = await run(ensureFirstWorkspace(config.shortDomain, config.adminEmail))
-  const { sql } = await run(Effect.service(Database))
-  if (first === undefined) throw new Error("a fresh database already had a workspace")
+  const { first, sql } = await Effect.gen(function*() {
+    yield* TestClock.setTime(Date.now() - (Date.now() % 60_000))
+    const first = yield* ensureFirstWorkspace(config.shortDomain, config.adminEmail)
+    if (first === undefined) return yield* Effect.die(new Error("a fresh database already had a workspace"))
+    const { sql } = yield* Database
+    return { first, sql }
+  }).pipe(run).catch(async (error) => {
+    await stop()
+    throw error
+  })
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     config,
@@ -69,11 +74,7 @@ export const startInProcessControl = async (backend: Backend, env: Record<string
     /** A person in a workspace, with a generated one-time password unless `password` is given. */
     createUser: (input: { readonly email: string; readonly workspaceId: string; readonly role: "admin" | "member"; readonly password?: string }) =>
       run(transaction((tx) => createUserOn(tx, input))),
-    stop: async () => {
-      await runtime.dispose()
-      await db?.drop()
-      await removeDir(dir)
-    }
+    stop
   }
 }
 
