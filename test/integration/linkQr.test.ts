@@ -22,7 +22,7 @@ describe.each(BACKENDS)("QR codes (%s)", (kind) => {
   const get = (path: string) => fetch(`${backend.control.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } })
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     key = backend.control.firstKey!
     const res = await apiClient(backend.control.baseUrl, key).post("/v1/links", { url: "https://example.com/qr", slug: "qr-code" })
     expect(res.status).toBe(201)
@@ -100,7 +100,7 @@ describe("QR codes under load from one workspace (embedded)", () => {
   let keyB: string
 
   beforeAll(async () => {
-    backend = await startBackend("embedded")
+    backend = await startBackend("embedded", {}, { withEngine: false })
     const a = apiClient(backend.control.baseUrl, backend.control.firstKey!)
     const link = await a.post("/v1/links", { url: "https://example.com/qr-load", slug: "qr-load" })
     expect(link.status).toBe(201)

@@ -26,7 +26,7 @@ describe.each(BACKENDS)("imports across workspaces (%s)", (kind) => {
   const job = async (client: ReturnType<typeof apiClient>, id: string) => (await client.get(`/v1/links/import/${id}`)).body
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     a = apiClient(backend.control.baseUrl, backend.control.firstKey!)
     host = (await a.post("/v1/links", { url: "https://example.com/first" })).body.domain
     b = apiClient(backend.control.baseUrl, (await createWorkspace(backend.control.env, "pro", "Workspace B")).apiKey)
