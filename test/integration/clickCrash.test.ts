@@ -148,7 +148,7 @@ describe("clicks after kill -9 of the engine", () => {
       })()
       await eventually(async () => seen >= 150, 30_000, 10)
       const atWait = answered.size
-      await new Promise((r) => setTimeout(r, 200 + Math.floor(Math.random() * 600)))
+      await sleep(200 + Math.floor(Math.random() * 600))
       const atKill = answered.size
       flow.kill()
       await e.exited

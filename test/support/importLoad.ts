@@ -54,7 +54,7 @@ export const importUnderLoad = async (backend: Backend, rows: number, runMs: num
       const res = await b.get("/v1/links?limit=50")
       latencies.push(Date.now() - start)
       if (res.status !== 200) failures.push(`GET /v1/links: ${res.status} ${JSON.stringify(res.body)}`)
-      await new Promise((r) => setTimeout(r, Math.max(0, LIST_EVERY_MS - (Date.now() - start))))
+      await sleep(Math.max(0, LIST_EVERY_MS - (Date.now() - start)))
     }
   })()
   let redirects = 0
