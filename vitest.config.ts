@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import LongFilesFirst from "./test/support/longFilesFirst.ts"
 
 export default defineConfig({
   test: {
@@ -10,6 +11,8 @@ export default defineConfig({
     // Integration tests start real processes on their own ports and databases; the
     // machine has two cores, so two files at a time keeps them from starving each other.
     maxWorkers: 2,
-    fileParallelism: true
+    fileParallelism: true,
+    // The files that take minutes start first (test/support/longFilesFirst.ts).
+    sequence: { sequencer: LongFilesFirst }
   }
 })

@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Layer } from "effect"
+import { Clock, Context, Data, Effect, Layer } from "effect"
 import { startAdminChannel } from "./admin/adminChannel.ts"
 import { runAdminCommandOn } from "./admin/runAdminCommand.ts"
 import { Configuration, type RicochetConfig } from "../shared/config.ts"
@@ -61,7 +61,8 @@ const FirstStart = Layer.effect(FirstWorkspace)(Effect.gen(function*() {
 /** Background work owned by control: old rate-limit windows and sent outbox rows are removed. */
 const Housekeeping = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
-  yield* pollLoop("housekeeping", Effect.as(Effect.tryPromise(() => Promise.all([sweep(sql), pruneOutbox(sql)])), "idle" as const), {
+  const step = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.tryPromise(() => Promise.all([sweep(sql, now), pruneOutbox(sql)])))
+  yield* pollLoop("housekeeping", Effect.as(step, "idle" as const), {
     idleMs: 60_000,
     maxBackoffMs: 60_000
   })

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Configuration } from "../../shared/config.ts"
 import { Database } from "../../shared/db/Database.ts"
@@ -134,7 +134,7 @@ const refusal = (principal: Principal, openBeforePasswordChange: boolean) =>
     return undefined
   })
 
-const countHit = (buckets: ReadonlyArray<Bucket>) => query((sql) => hit(sql, buckets))
+const countHit = (buckets: ReadonlyArray<Bucket>) => Effect.flatMap(Clock.currentTimeMillis, (now) => query((sql) => hit(sql, buckets, now)))
 
 /** The answer will carry these RateLimit headers, whatever it turns out to be. */
 const reportAllowance = (allowance: Allowance) => {

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { RateLimitExceeded } from "../kernel/errors.ts"
 import { query } from "../db/sql.ts"
@@ -15,7 +15,8 @@ import { releaseAttempt, reserveAttempt } from "./signInLimiter.ts"
  */
 export const guessPassword = <A, E, R>(buckets: ReadonlyArray<Bucket>, check: Effect.Effect<A | undefined, E, R>) =>
   Effect.gen(function*() {
-    const reservation = yield* query((sql) => reserveAttempt(sql, buckets))
+    const now = yield* Clock.currentTimeMillis
+    const reservation = yield* query((sql) => reserveAttempt(sql, buckets, now))
     const { refused } = reservation
     if (refused !== undefined) {
       yield* query((sql) => releaseAttempt(sql, reservation))

@@ -27,8 +27,8 @@ export interface Reservation {
 }
 
 /** Counts one attempt against every bucket, and says whether it may be checked. */
-export const reserveAttempt = async (sql: Sql, buckets: ReadonlyArray<Bucket>): Promise<Reservation> => {
-  const { allowances, windowStart } = await count(sql, buckets)
+export const reserveAttempt = async (sql: Sql, buckets: ReadonlyArray<Bucket>, nowMs: number): Promise<Reservation> => {
+  const { allowances, windowStart } = await count(sql, buckets, nowMs)
   // Past the limit in any bucket: the allowance that resets last is the one to wait for.
   const refused = allowances.filter((a) => a.exceeded).sort((a, b) => b.reset - a.reset)[0]
   return { buckets, windowStart, refused: refused === undefined ? undefined : { ...refused, remaining: 0 } }

@@ -61,11 +61,21 @@ export class ClickChannel implements ClickIntake {
   private pastWriterRefusals = 0
   private writerRefusals = 0
 
-  private constructor(private readonly options: ClickWriterOptions, private readonly maxBacklog: number) {}
+  private constructor(
+    private readonly options: ClickWriterOptions,
+    private readonly maxBacklog: number,
+    private readonly closeTimeoutMs: number
+  ) {}
 
-  /** Starts the writer thread; resolves once its spool is open (leftover segments rolled). */
-  static async start(options: ClickWriterOptions, limits: { readonly maxBacklog?: number } = {}): Promise<ClickChannel> {
-    const channel = new ClickChannel(options, limits.maxBacklog ?? MAX_BACKLOG)
+  /**
+   * Starts the writer thread; resolves once its spool is open (leftover segments rolled).
+   * `closeTimeoutMs` bounds close(), a writer's restart included (10 s unless given).
+   */
+  static async start(
+    options: ClickWriterOptions,
+    limits: { readonly maxBacklog?: number; readonly closeTimeoutMs?: number } = {}
+  ): Promise<ClickChannel> {
+    const channel = new ClickChannel(options, limits.maxBacklog ?? MAX_BACKLOG, limits.closeTimeoutMs ?? CLOSE_TIMEOUT_MS)
     await new Promise<void>((resolve, reject) => {
       channel.started = { resolve, reject }
       channel.spawn()
@@ -130,10 +140,10 @@ export class ClickChannel implements ClickIntake {
     })
   }
 
-  /** Flushes, closes the spool and ends the thread (terminated if it has not within 10 s). */
+  /** Flushes, closes the spool and ends the thread (terminated if it has not within the close timeout). */
   async close(): Promise<void> {
     this.closing = true
-    const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), CLOSE_TIMEOUT_MS).unref())
+    const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), this.closeTimeoutMs).unref())
     // A writer being restarted gets its chance to take what is queued.
     if (!this.ready && this.restarting) await Promise.race([new Promise<void>((resolve) => this.readyWaiters.push(resolve)), deadline])
     if (!this.ready) return void (await this.worker.terminate())
@@ -141,7 +151,7 @@ export class ClickChannel implements ClickIntake {
     const ended = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()))
     this.send({ type: "close" })
     if ((await Promise.race([ended, deadline])) === "late") {
-      console.error("click writer did not close within 10 s; terminating it")
+      console.error(`click writer did not close within ${this.closeTimeoutMs / 1000} s; terminating it`)
       await this.worker.terminate()
     }
   }

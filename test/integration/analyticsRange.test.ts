@@ -10,7 +10,7 @@ describe.each(BACKENDS)("analytics over a custom window (%s)", (kind) => {
   let api: ReturnType<typeof apiClient>
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     api = apiClient(backend.control.baseUrl, backend.control.firstKey!)
   }, 180_000)
 

@@ -1,27 +1,21 @@
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiClient, makeApiClient } from "../../control/api/client.ts"
 import { LimitReached, PlanRequired, Unauthorized } from "../../control/kernel/errors.ts"
 import { FolderNameTaken, FolderNotFound } from "../../control/folders/errors.ts"
 import { LinkNotFound, SlugTaken } from "../../control/links/errors.ts"
 import { TagNameTaken, TagNotFound } from "../../control/tags/errors.ts"
-import {
-  apiClient,
-  type ControlHandle,
-  createKey,
-  createTestDatabase,
-  createWorkspace,
-  removeDir,
-  startControl,
-  tempDir
-} from "../support/processes.ts"
+import { apiClient } from "../support/processes.ts"
 import { FolderUnknown, TagUnknown } from "../../control/kernel/unknownReferences.ts"
+import { type InProcessControl, startInProcessControl } from "../support/inProcessControl.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The /v1 API over HTTP (links, tags, folders, auth, isolation, limits, errors), the same suite
- * against PostgreSQL (DATABASE_URL) and the embedded default (PGlite in the data directory).
+ * against PostgreSQL (DATABASE_URL) and the embedded default (PGlite in the data directory). The
+ * API is served in this process (test/support/inProcessControl.ts): its HTTP server, routes and
+ * database as a control process has them, without a process start per backend.
  *
  * Rate limits: 300 requests a minute per workspace, 30 per address without a valid key. Heavy
  * groups get their own workspace, and this file makes only a handful of unauthenticated calls.
@@ -52,8 +46,6 @@ interface Recorded {
 }
 
 type Res = { status: number; headers: Headers; body: any }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** `{ error: { code, message, issues? } }` with the given status and code (and an issue at `path`). */
 const expectError = (res: Res, status: number, code: string, issuePath?: ReadonlyArray<string | number>) => {
@@ -90,9 +82,7 @@ const content = (link: Record<string, unknown>) => {
 }
 
 describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) => {
-  let ctl: ControlHandle
-  let dir: string
-  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined
+  let ctl: InProcessControl
   const recorded: Array<Recorded> = []
 
   /** Workspace A: the first-start workspace (pro); B: another pro workspace; L: listing. */
@@ -150,26 +140,15 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
   let L_: ApiClient
 
   beforeAll(async () => {
-    dir = await tempDir()
-    const common = { RICOCHET_SHORT_DOMAIN: SHORT_DOMAIN, RICOCHET_LINK_SCHEME: "https", NATS_URL: undefined, RICOCHET_DATA_DIR: dir }
-    if (backend === "postgres") {
-      db = await createTestDatabase()
-      ctl = await startControl({ ...common, DATABASE_URL: db.url })
-    } else {
-      ctl = await startControl({ ...common, DATABASE_URL: undefined })
-    }
-    const out = ctl.output()
-    const wsId = /Created workspace "[^"]*" \((ws_\w+), plan pro\)/.exec(out)?.[1]
-    const domain = /Workspace:\s+"[^"]*" on (\S+)/.exec(out)?.[1]
-    if (!ctl.firstKey || !wsId || !domain) throw new Error(`first start printed no workspace:\n${out}`)
-    A = { id: wsId, key: ctl.firstKey, domain }
+    ctl = await startInProcessControl(backend, { RICOCHET_SHORT_DOMAIN: SHORT_DOMAIN, RICOCHET_LINK_SCHEME: "https" })
+    A = { id: ctl.first.workspace.id, key: ctl.first.apiKey, domain: ctl.first.domain }
     const [b, l, free, basic, business, member] = await Promise.all([
-      createWorkspace(ctl.env, "pro", "Workspace B"),
-      createWorkspace(ctl.env, "pro", "Listing"),
-      createWorkspace(ctl.env, "free", "Free one"),
-      createWorkspace(ctl.env, "basic", "Basic one"),
-      createWorkspace(ctl.env, "business", "Business one"),
-      createKey(ctl.env, A.id, "member")
+      ctl.createWorkspace("pro", "Workspace B"),
+      ctl.createWorkspace("pro", "Listing"),
+      ctl.createWorkspace("free", "Free one"),
+      ctl.createWorkspace("basic", "Basic one"),
+      ctl.createWorkspace("business", "Business one"),
+      ctl.createKey(A.id, "member")
     ])
     B = { id: b.workspace.id, key: b.apiKey, domain: b.domain }
     L = { key: l.apiKey, domain: l.domain }
@@ -185,8 +164,6 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
 
   afterAll(async () => {
     await ctl?.stop()
-    await db?.drop()
-    if (dir) await removeDir(dir)
   })
 
   // --- links -----------------------------------------------------------------------------------
@@ -652,9 +629,8 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
 
   describe("cursor precision", () => {
     // PostgreSQL keeps microseconds; links created within one millisecond must still page apart.
-    // Only the postgres backend lets the test set created_at directly (the embedded database has
-    // one connection, held by the server).
-    it.skipIf(backend === "embedded")("pages links created within the same millisecond without skipping any", async () => {
+    // created_at is set through the server's own client (the embedded database has one connection).
+    it("pages links created within the same millisecond without skipping any", async () => {
       const api = client(businessKey)
       const created: Array<string> = []
       for (let i = 0; i < 3; i++) {
@@ -662,13 +638,8 @@ describe.each([["postgres"], ["embedded"]] as const)("API over %s", (backend) =>
         expect(res.status).toBe(201)
         created.push(res.body.id)
       }
-      const sql = postgres(db!.url, { max: 1, onnotice: () => {} })
-      try {
-        for (const [i, id] of created.entries()) {
-          await sql`UPDATE links SET created_at = ${`2099-01-01 00:00:00.000${i + 1}00+00`}::text::timestamptz WHERE id = ${id}`
-        }
-      } finally {
-        await sql.end({ timeout: 5 })
+      for (const [i, id] of created.entries()) {
+        await ctl.sql`UPDATE links SET created_at = ${`2099-01-01 00:00:00.000${i + 1}00+00`}::text::timestamptz WHERE id = ${id}`
       }
       const seen: Array<string> = []
       let cursor: string | null = null

@@ -14,6 +14,7 @@ import {
   tempDir,
   visit
 } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The click pipeline survives `kill -9` (docs/architecture.md#how-a-click-becomes-a-row: clicks are batched to Parquet; the engine's
@@ -142,12 +143,12 @@ describe("clicks after kill -9 of the engine", () => {
           } catch {
             return
           }
-          await new Promise((r) => setTimeout(r, 5))
+          await sleep(5)
         }
       })()
       await eventually(async () => seen >= 150, 30_000, 10)
       const atWait = answered.size
-      await new Promise((r) => setTimeout(r, 200 + Math.floor(Math.random() * 600)))
+      await sleep(200 + Math.floor(Math.random() * 600))
       const atKill = answered.size
       flow.kill()
       await e.exited
@@ -173,7 +174,7 @@ describe("clicks after kill -9 of the engine", () => {
     // The restarted engine records new clicks, and a graceful stop flushes every one of them.
     const before = answered.size
     const flow = stream(engine)
-    await new Promise((r) => setTimeout(r, 700))
+    await sleep(700)
     flow.stop()
     await flow.done
     const more = answered.size - before

@@ -1,20 +1,13 @@
 import { request } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  type ControlHandle,
-  createTestDatabase,
-  removeDir,
-  roomInThisMinute,
-  runCli,
-  startControl,
-  tempDir
-} from "../support/processes.ts"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { type InProcessControl, startInProcessControl } from "../support/inProcessControl.ts"
 
 /**
  * Handlers see the request as it arrived: signing in is limited per account and per client
  * address, and the address is the client's own (or X-Forwarded-For's behind a trusted proxy),
  * whatever the body's content type. When the request-input step rebuilt the request, every
- * client read as "unknown": five wrong passwords from anywhere locked every user out.
+ * client read as "unknown": five wrong passwords from anywhere locked every user out. The API is
+ * served in process (its clock moved by the test: every test counts in a fresh minute window).
  */
 
 const ADMIN_EMAIL = "owner@example.test"
@@ -50,45 +43,35 @@ const signInFrom = (baseUrl: string, from: string, email: string, password: stri
     req.end(body)
   })
 
-const passwordsOf = async (ctl: ControlHandle) => {
-  const admin = /one-time password \(shown once\): (\S+)/.exec(ctl.output())![1]
-  const workspaceId = /Created workspace "[^"]*" \((ws_\w+), plan pro\)/.exec(ctl.output())![1]
-  const created = await runCli(["user", "create", "--email", VICTIM_EMAIL, "--workspace", workspaceId, "--role", "member", "--json"], ctl.env)
-  expect(created.code, created.output).toBe(0)
-  const victim = JSON.parse(created.output.trim().split("\n").pop()!).password as string
-  return { admin, victim }
+const passwordsOf = async (ctl: InProcessControl) => {
+  const victim = await ctl.createUser({ email: VICTIM_EMAIL, workspaceId: ctl.first.workspace.id, role: "member" })
+  return { admin: ctl.first.admin.password, victim: victim.password! }
 }
 
 describe("sign-in limits see the client's own address (embedded default, no proxy)", () => {
-  let ctl: ControlHandle
-  let dir: string
+  let ctl: InProcessControl
   let passwords: { admin: string; victim: string }
 
   beforeAll(async () => {
-    dir = await tempDir()
-    ctl = await startControl({ RICOCHET_DATA_DIR: dir, DATABASE_URL: undefined, NATS_URL: undefined, RICOCHET_ADMIN_EMAIL: ADMIN_EMAIL }, true)
+    ctl = await startInProcessControl("embedded", { RICOCHET_ADMIN_EMAIL: ADMIN_EMAIL })
     passwords = await passwordsOf(ctl)
-  }, 180_000)
+  }, 120_000)
 
   afterAll(async () => {
     await ctl?.stop()
-    if (dir) await removeDir(dir)
   })
+
+  beforeEach(() => ctl.advance("1 minute"))
 
   it.each<readonly [BodyKind]>([["json"], ["form"], ["multipart"]])(
     "five wrong passwords from one address (%s) lock that address and that account, nobody else",
-    { timeout: 120_000 },
     async (kind) => {
-      // Each body kind gets its own addresses: the windows of the earlier rows are still open.
       const octet = { json: 10, form: 20, multipart: 30 }[kind]
       const attacker = `127.0.0.${octet}`
       const other = `127.0.0.${octet + 1}`
-      // A fresh account per row too: the account's window of an earlier row may still be open.
-      const created = await runCli(["user", "create", "--email", `target-${kind}@example.test`, "--workspace",
-        /\((ws_\w+), plan pro\)/.exec(ctl.output())![1], "--role", "member", "--json"], ctl.env)
-      const target = `target-${kind}@example.test`
-      const targetPassword = JSON.parse(created.output.trim().split("\n").pop()!).password as string
-      await roomInThisMinute(30)
+      const created = await ctl.createUser({ email: `target-${kind}@example.test`, workspaceId: ctl.first.workspace.id, role: "member" })
+      const target = created.user.email
+      const targetPassword = created.password!
       for (let i = 0; i < 5; i++) {
         expect((await signInFrom(ctl.baseUrl, attacker, target, `wrong-${i}`, { kind })).status).toBe(401)
       }
@@ -102,8 +85,7 @@ describe("sign-in limits see the client's own address (embedded default, no prox
     }
   )
 
-  it("ignores X-Forwarded-For when no proxy is trusted", { timeout: 120_000 }, async () => {
-    await roomInThisMinute(30)
+  it("ignores X-Forwarded-For when no proxy is trusted", async () => {
     for (let i = 0; i < 5; i++) {
       const res = await signInFrom(ctl.baseUrl, "127.0.0.40", VICTIM_EMAIL, `wrong-${i}`, { forwardedFor: `198.51.100.${i}` })
       expect(res.status).toBe(401)
@@ -114,32 +96,19 @@ describe("sign-in limits see the client's own address (embedded default, no prox
 })
 
 describe("sign-in limits see X-Forwarded-For behind a trusted proxy (PostgreSQL)", () => {
-  let ctl: ControlHandle
-  let dir: string
-  let db: Awaited<ReturnType<typeof createTestDatabase>>
+  let ctl: InProcessControl
   let passwords: { admin: string; victim: string }
 
   beforeAll(async () => {
-    dir = await tempDir()
-    db = await createTestDatabase()
-    ctl = await startControl({
-      RICOCHET_DATA_DIR: dir,
-      DATABASE_URL: db.url,
-      NATS_URL: undefined,
-      RICOCHET_ADMIN_EMAIL: ADMIN_EMAIL,
-      RICOCHET_TRUST_PROXY: "1"
-    }, true)
+    ctl = await startInProcessControl("postgres", { RICOCHET_ADMIN_EMAIL: ADMIN_EMAIL, RICOCHET_TRUST_PROXY: "1" })
     passwords = await passwordsOf(ctl)
-  }, 180_000)
+  }, 120_000)
 
   afterAll(async () => {
     await ctl?.stop()
-    await db?.drop()
-    if (dir) await removeDir(dir)
   })
 
-  it("counts each forwarded client on its own, all behind one proxy address", { timeout: 120_000 }, async () => {
-    await roomInThisMinute(30)
+  it("counts each forwarded client on its own, all behind one proxy address", async () => {
     const proxy = "127.0.0.50"
     for (let i = 0; i < 5; i++) {
       expect((await signInFrom(ctl.baseUrl, proxy, VICTIM_EMAIL, `wrong-${i}`, { forwardedFor: "203.0.113.7" })).status).toBe(401)

@@ -12,6 +12,7 @@ import {
   startControl,
   tempDir
 } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * Domains over HTTP against PostgreSQL, with verification over real DNS: a UDP server on loopback
@@ -40,8 +41,6 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 type Res = { status: number; headers: Headers; body: any }
 type Api = ReturnType<typeof apiClient>
 type OutboxRow = { topic: string; payload: any }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const challenge = (host: string) => `_ricochet-challenge.${host}`
 
 /** `{ error: { code, message, issues? } }` with the given status and code (and an issue at `path`). */
@@ -133,8 +132,8 @@ describe("domains over PostgreSQL with real DNS", () => {
       RICOCHET_DOMAIN_RECHECK_SECONDS: "1"
     }
     ;[ctl, graceCtl] = await Promise.all([
-      startControl({ ...common, DATABASE_URL: db.url, RICOCHET_DATA_DIR: dir, RICOCHET_DOMAIN_GRACE_HOURS: "72" }),
-      startControl({ ...common, DATABASE_URL: graceDb.url, RICOCHET_DATA_DIR: graceDir, RICOCHET_DOMAIN_GRACE_HOURS: "0.0003" })
+      startControl({ ...common, DATABASE_URL: db.url, RICOCHET_DATA_DIR: dir, RICOCHET_DOMAIN_GRACE_HOURS: "72" }, true),
+      startControl({ ...common, DATABASE_URL: graceDb.url, RICOCHET_DATA_DIR: graceDir, RICOCHET_DOMAIN_GRACE_HOURS: "0.0003" }, true)
     ])
     const [w1, w2, auto, grace] = await Promise.all([
       createWorkspace(ctl.env, "business", "Acme One"),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type EngineStack, startEngineStack } from "../support/engineStack.ts"
 import { eventually, roomInThisMinute, visit } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * An engine with RICOCHET_ENGINE_WORKERS=3 (engine/workers/): three uWebSockets.js apps on one
@@ -78,7 +79,7 @@ describe("an engine with three HTTP workers", () => {
     // The first query waits on a lock the test holds, so every worker's miss arrives while it runs.
     const release = await stack.lockTable("links")
     const answers = Promise.all(Array.from({ length: CONNECTIONS }, () => visit(stack.engine.baseUrl, stack.host, "/rush")))
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await sleep(500)
     await release()
     visits += CONNECTIONS
     expect(new Set((await answers).map((answer) => `${answer.status} ${answer.location}`))).toEqual(new Set(["302 https://example.com/rush"]))
@@ -93,7 +94,7 @@ describe("an engine with three HTTP workers", () => {
     let now = await status()
     await eventually(async () => (now = await status()).sink.acknowledged >= visits, 10_000, 100)
     // Give a doubled click the time to show, then compare.
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await sleep(500)
     now = await status()
     expect([now.clicks.people, now.sink.acknowledged]).toEqual([visits, visits])
   })

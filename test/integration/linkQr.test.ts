@@ -3,6 +3,7 @@ import { PNG } from "pngjs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKENDS, type Backend, startBackend } from "../support/backends.ts"
 import { apiClient, createWorkspace } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 // jsqr is CommonJS with a `default` export in its types: under NodeNext the callable is `.default`.
 const jsQR = (jsQRModule as unknown as { default: typeof jsQRModule.default }).default ?? jsQRModule
@@ -21,7 +22,7 @@ describe.each(BACKENDS)("QR codes (%s)", (kind) => {
   const get = (path: string) => fetch(`${backend.control.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } })
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     key = backend.control.firstKey!
     const res = await apiClient(backend.control.baseUrl, key).post("/v1/links", { url: "https://example.com/qr", slug: "qr-code" })
     expect(res.status).toBe(201)
@@ -99,7 +100,7 @@ describe("QR codes under load from one workspace (embedded)", () => {
   let keyB: string
 
   beforeAll(async () => {
-    backend = await startBackend("embedded")
+    backend = await startBackend("embedded", {}, { withEngine: false })
     const a = apiClient(backend.control.baseUrl, backend.control.firstKey!)
     const link = await a.post("/v1/links", { url: "https://example.com/qr-load", slug: "qr-load" })
     expect(link.status).toBe(201)
@@ -129,7 +130,7 @@ describe("QR codes under load from one workspace (embedded)", () => {
     // are drawn (within its 300 requests a minute).
     const latencies: Array<number> = []
     while ((drawing || latencies.length < 10) && latencies.length < 250) {
-      if (latencies.length > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      if (latencies.length > 0) await sleep(50)
       const started = performance.now()
       const res = await fetch(`${backend.control.baseUrl}/v1/links`, {
         headers: { authorization: `Bearer ${keyB}` },

@@ -16,7 +16,7 @@ describe.each(BACKENDS)("links in bulk (%s)", (kind) => {
   let api: ReturnType<typeof apiClient>
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     api = apiClient(backend.control.baseUrl, backend.control.firstKey!)
   }, 180_000)
 

@@ -20,7 +20,7 @@ describe.each(BACKENDS)("links export (%s)", (kind) => {
 
   beforeAll(async () => {
     // A small heap: a server that held an export (its rows or its text) would run out of it.
-    backend = await startBackend(kind, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` })
+    backend = await startBackend(kind, { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` }, { withEngine: false })
     api = apiClient(backend.control.baseUrl, backend.control.firstKey!)
   }, 180_000)
 

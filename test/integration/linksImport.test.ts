@@ -23,7 +23,7 @@ describe.each(BACKENDS)("links import (%s)", (kind) => {
   }
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     api = apiClient(backend.control.baseUrl, backend.control.firstKey!)
     host = (await api.post("/v1/links", { url: "https://example.com/first" })).body.domain
   }, 180_000)

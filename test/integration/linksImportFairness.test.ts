@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BACKENDS, type Backend, startBackend } from "../support/backends.ts"
 import { linksCsv } from "../support/importCsv.ts"
 import { apiClient, createWorkspace, eventually } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /** Large enough that A's jobs take minutes one after another (tens to a few hundred links a second). */
 const BIG_ROWS = 5_000
@@ -25,7 +26,7 @@ describe.each(BACKENDS)("imports across workspaces (%s)", (kind) => {
   const job = async (client: ReturnType<typeof apiClient>, id: string) => (await client.get(`/v1/links/import/${id}`)).body
 
   beforeAll(async () => {
-    backend = await startBackend(kind)
+    backend = await startBackend(kind, {}, { withEngine: false })
     a = apiClient(backend.control.baseUrl, backend.control.firstKey!)
     host = (await a.post("/v1/links", { url: "https://example.com/first" })).body.domain
     b = apiClient(backend.control.baseUrl, (await createWorkspace(backend.control.env, "pro", "Workspace B")).apiKey)
@@ -84,7 +85,7 @@ describe.each(BACKENDS)("imports across workspaces (%s)", (kind) => {
     let settled: any
     await eventually(async () => {
       const before = await job(a, first)
-      await new Promise((r) => setTimeout(r, 3_000))
+      await sleep(3_000)
       settled = await job(a, first)
       return settled.rowsDone === before.rowsDone
     }, 30_000, 0)

@@ -15,7 +15,7 @@ describe("import jobs left by an older version or a crash (postgres)", () => {
   let workspaceId: string
 
   beforeAll(async () => {
-    backend = await startBackend("postgres")
+    backend = await startBackend("postgres", {}, { withEngine: false })
     sql = postgres(backend.control.env.DATABASE_URL!, { max: 1, onnotice: () => {} })
     api = apiClient(backend.control.baseUrl, backend.control.firstKey!)
     ;[{ id: workspaceId }] = await sql<{ id: string }[]>`SELECT id FROM workspaces`

@@ -19,7 +19,7 @@ describe("an import taken over after a crash (PostgreSQL)", () => {
     cleanup.push(db.drop)
     const dirs = [await tempDir(), await tempDir()]
     cleanup.push(() => Promise.all(dirs.map(removeDir)))
-    const first = await startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[0] })
+    const first = await startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[0] }, true)
     const key = first.firstKey!
     const lines = Array.from({ length: ROWS }, (_, i) => (i % 2 === 0 ? `takeover-${i},https://example.com/${i}` : `,https://example.com/${i}`))
     const res = await apiClient(first.baseUrl, key).post("/v1/links/import", `slug,url\n${lines.join("\n")}\n`, { "content-type": "text/csv" })
@@ -28,7 +28,7 @@ describe("an import taken over after a crash (PostgreSQL)", () => {
 
     await eventually(async () => (await status(first.baseUrl)).rowsDone >= 200, 120_000, 100)
     await first.stop("SIGKILL")
-    const second = await startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[1] })
+    const second = await startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[1] }, true)
     cleanup.push(() => second.stop())
     expect((await status(second.baseUrl)).rowsDone).toBeLessThan(ROWS)
 

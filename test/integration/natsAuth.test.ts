@@ -3,6 +3,7 @@ import type { Bus } from "../../shared/bus/bus.ts"
 import type { ChangeEvent } from "../../shared/bus/events.ts"
 import { natsBus } from "../../shared/bus/natsBus.ts"
 import { eventually, removeDir, startNats, tempDir } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * NATS with authentication, as compose.yaml runs it: real nats-servers of the test's own (JetStream
@@ -51,7 +52,7 @@ describe.each([
     const event: ChangeEvent = { type: "link.deleted", id: "lnk_auth", host: "h.example", slug: "auth" }
     await eventually(async () => {
       await publisher.publish([{ event, changedAt: Date.now() }])
-      await new Promise((r) => setTimeout(r, 50))
+      await sleep(50)
       return received.includes("auth")
     }, 10_000, 50)
 

@@ -4,6 +4,7 @@ import type { ChangeEvent } from "../../shared/bus/events.ts"
 import { natsBus } from "../../shared/bus/natsBus.ts"
 import { eventually, startNats } from "../support/processes.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The NATS bus against a real nats-server of the test's own, the subscriber behind a TCP proxy so
@@ -48,7 +49,7 @@ describe("natsBus connection state", () => {
   const delivered = (slug: string) =>
     eventually(async () => {
       await publisher.publish([{ event: deleted(slug), changedAt: CHANGED_AT }])
-      await new Promise((r) => setTimeout(r, 50))
+      await sleep(50)
       return received.includes(slug)
     }, 10_000, 50)
 

@@ -8,6 +8,7 @@ import {
   tempDir
 } from "../support/processes.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * A database outage is told once, not every second: each background job (outbox publisher,
@@ -60,11 +61,11 @@ describe("background jobs through a database outage", () => {
   it("logs each job's failure once when the outage begins and once when it is back, never a stack", { timeout: 120_000 }, async () => {
     const before = control.output().length
     await proxy.refuse()
-    await new Promise((resolve) => setTimeout(resolve, 15_000))
+    await sleep(15_000)
     const during = linesOf(control.output().slice(before))
     await proxy.restore()
     // Every job has run a round since: each that failed has said it works again.
-    await new Promise((resolve) => setTimeout(resolve, 8_000))
+    await sleep(8_000)
     const all = linesOf(control.output().slice(before))
 
     const failed = during.filter((line) => / failed: .*; retrying \(logged again once it works\)$/.test(line.message))

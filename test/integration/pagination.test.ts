@@ -1,36 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  apiClient,
-  type ControlHandle,
-  createTestDatabase,
-  removeDir,
-  startControl,
-  tempDir
-} from "../support/processes.ts"
+import { type InProcessControl, startInProcessControl } from "../support/inProcessControl.ts"
+import { apiClient } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * A client paging through its links while others are being created sees every link that existed
  * when it started exactly once, in newest-first order, whatever is inserted meanwhile.
  */
 describe("link pagination under concurrent inserts", () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>
-  let dir: string
-  let control: ControlHandle
+  let control: InProcessControl
 
   beforeAll(async () => {
-    db = await createTestDatabase()
-    dir = await tempDir()
-    control = await startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dir })
+    control = await startInProcessControl("postgres")
   })
 
   afterAll(async () => {
     await control?.stop()
-    await db?.drop()
-    await removeDir(dir)
   })
 
   it("visits every pre-existing link exactly once while links are being created", async () => {
-    const api = apiClient(control.baseUrl, control.firstKey!)
+    const api = apiClient(control.baseUrl, control.first.apiKey)
     const existing: Array<string> = []
     for (let batch = 0; batch < 6; batch++) {
       const created = await Promise.all(Array.from({ length: 10 }, (_, i) =>
@@ -65,7 +54,7 @@ describe("link pagination under concurrent inserts", () => {
       cursor = res.body.nextCursor
       pages++
       // Give the writer room to insert between pages.
-      await new Promise((r) => setTimeout(r, 20))
+      await sleep(20)
     } while (cursor !== null && pages < 200)
     creating = false
     await writer

@@ -4,6 +4,7 @@ import { openPostgres } from "../../shared/db/client.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 import { createTestDatabase } from "../support/processes.ts"
 import { startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * A transaction whose connection closes under it (PostgreSQL going away, a network cut), on
@@ -81,7 +82,7 @@ describe("a transaction whose connection closes", () => {
     })
     expect(isDatabaseUnavailable(ended), String(ended)).toBe(true)
     expect(isDatabaseUnavailable(late), String(late)).toBe(true)
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
     // Neither the rolled-back insert nor the one issued after the close is in the table.
     expect(await direct`SELECT mark FROM marks`).toEqual([])
     expect(await sql`SELECT 2 AS two`).toEqual([{ two: 2 }])
@@ -91,12 +92,12 @@ describe("a transaction whose connection closes", () => {
     const ended = await transactionCut(async (tx, cut) => {
       await tx`INSERT INTO marks VALUES ('before the cut')`
       const sleeping = tx`SELECT pg_sleep(5)`.then(() => "slept", (error: unknown) => error)
-      await new Promise((r) => setTimeout(r, 200))
+      await sleep(200)
       await cut()
       throw await sleeping
     })
     expect(isDatabaseUnavailable(ended), String(ended)).toBe(true)
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
     expect(await direct`SELECT mark FROM marks`).toEqual([])
     expect(await sql`SELECT 3 AS three`).toEqual([{ three: 3 }])
   })
@@ -108,7 +109,7 @@ describe("a transaction whose connection closes", () => {
       return "done"
     })
     expect(isDatabaseUnavailable(ended), String(ended)).toBe(true)
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
     expect(await direct`SELECT mark FROM marks`).toEqual([])
     expect(await sql`SELECT 5 AS five`).toEqual([{ five: 5 }])
   })

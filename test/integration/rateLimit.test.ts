@@ -25,8 +25,8 @@ describe("rate limit shared by two control processes on one database", () => {
     db = await createTestDatabase()
     dirs = [await tempDir(), await tempDir()]
     ;[a, b] = await Promise.all([
-      startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[0] }),
-      startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[1] })
+      startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[0] }, true),
+      startControl({ DATABASE_URL: db.url, RICOCHET_DATA_DIR: dirs[1] }, true)
     ])
   })
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startDnsServer } from "../support/dnsServer.ts"
 import { apiClient, type ControlHandle, eventually, removeDir, roomInThisMinute, startControl, tempDir, visit } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The redirect engine over real HTTP (docs/architecture.md#the-evaluation-order,
@@ -34,8 +35,6 @@ type Answer = Awaited<ReturnType<typeof visit>>
 /** The engine's click counters: people and agent clicks recorded; `bot`, where reported, bot visits seen and dropped. */
 type Clicks = { people: number; agent: number; bot?: number }
 const counted = (clicks: Clicks) => ({ people: clicks.people, agent: clicks.agent })
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const header = (answer: Answer, name: string): string => {
   const value = answer.headers[name]
   return Array.isArray(value) ? value.join(", ") : value ?? ""

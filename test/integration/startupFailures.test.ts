@@ -15,6 +15,7 @@ import {
   startControl,
   tempDir
 } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * What an operator meets when a start cannot go on, or a command is mistyped: one line, at level
@@ -104,7 +105,7 @@ describe("a NATS server nobody answers does not hold a start up", () => {
     expect(await ready.json()).toMatchObject({ status: "degraded", database: "ok", bus: "disconnected" })
     // The API works meanwhile.
     expect((await fetch(`${control.baseUrl}/v1/links`, { headers: { authorization: `Bearer ${control.firstKey}` } })).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    await sleep(3_000)
     const busLines = jsonLines(control.output()).filter((line) => line.message.startsWith("change bus:"))
     expect(busLines.map((line) => line.message), control.output()).toEqual([expect.stringContaining("does not answer")])
     // The outbox publisher, which needs the bus, says once that it waits for it.

@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises"
 import * as path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { ROOT } from "./processes.ts"
+import { sleep } from "./time.ts"
 
 /** Debian's chromium (`apt-get install chromium`; .ci/run installs it when missing). */
 export const CHROMIUM = process.env.RICOCHET_CHROMIUM ?? "/usr/bin/chromium"
@@ -77,7 +78,7 @@ export const signInWithPassword = async (page: Page, baseUrl: string, email: str
   } catch (error) {
     const wait = /Rate limit of \d+ requests per minute exceeded; retry in (\d+) s/.exec(String(error))
     if (wait === null || retries === 0) throw error
-    await new Promise((resolve) => setTimeout(resolve, (Number(wait[1]) + 1) * 1000))
+    await sleep((Number(wait[1]) + 1) * 1000)
     return signInWithPassword(page, baseUrl, email, password, landing, retries - 1)
   }
 }

@@ -2,6 +2,7 @@ import { expect } from "vitest"
 import type { Backend } from "./backends.ts"
 import { linksCsv } from "./importCsv.ts"
 import { apiClient, createWorkspace, visit } from "./processes.ts"
+import { sleep } from "./time.ts"
 
 /** The issue's goals: the upload answered within 5 s, another workspace's listing p95 within 500 ms. */
 export const UPLOAD_WITHIN_MS = 5_000
@@ -53,7 +54,7 @@ export const importUnderLoad = async (backend: Backend, rows: number, runMs: num
       const res = await b.get("/v1/links?limit=50")
       latencies.push(Date.now() - start)
       if (res.status !== 200) failures.push(`GET /v1/links: ${res.status} ${JSON.stringify(res.body)}`)
-      await new Promise((r) => setTimeout(r, Math.max(0, LIST_EVERY_MS - (Date.now() - start))))
+      await sleep(Math.max(0, LIST_EVERY_MS - (Date.now() - start)))
     }
   })()
   let redirects = 0
@@ -62,7 +63,7 @@ export const importUnderLoad = async (backend: Backend, rows: number, runMs: num
       const answer = await visit(engine, other.domain, `/other-${i}`)
       if (answer.status === 302 && answer.location === `https://example.org/other/${i}`) redirects++
       else failures.push(`engine /other-${i}: ${answer.status} ${answer.body.slice(0, 200)}`)
-      await new Promise((r) => setTimeout(r, 1_000))
+      await sleep(1_000)
     }
   })()
 
@@ -70,7 +71,7 @@ export const importUnderLoad = async (backend: Backend, rows: number, runMs: num
   const started = Date.now()
   const upload = await a.post("/v1/links/import", csv, { "content-type": "text/csv", "idempotency-key": key })
   const uploadMs = Date.now() - started
-  await new Promise((r) => setTimeout(r, runMs))
+  await sleep(runMs)
   running = false
   await Promise.all([lister, visitor])
 

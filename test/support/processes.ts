@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import postgres from "postgres"
 import { DIST, PROCESSES } from "../../scripts/build.ts"
+import { sleep } from "./time.ts"
 
 export const ROOT = path.resolve(import.meta.dirname, "../..")
 export const ADMIN_DATABASE_URL = process.env.RICOCHET_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -143,7 +144,7 @@ const waitFor = async (check: () => Promise<boolean>, timeoutMs: number, what: s
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (await check().catch(() => false)) return
-    await new Promise((r) => setTimeout(r, 100))
+    await sleep(100)
   }
   throw new Error(`${what} not ready after ${timeoutMs} ms; output:\n${log()}`)
 }
@@ -249,7 +250,7 @@ export const eventually = async (check: () => Promise<boolean>, timeoutMs: numbe
   const start = Date.now()
   while (Date.now() - start < timeoutMs) {
     if (await check().catch(() => false)) return Date.now() - start
-    await new Promise((r) => setTimeout(r, everyMs))
+    await sleep(everyMs)
   }
   throw new Error(`condition not met within ${timeoutMs} ms`)
 }
@@ -260,7 +261,7 @@ export const eventually = async (check: () => Promise<boolean>, timeoutMs: numbe
  */
 export const roomInThisMinute = async (seconds: number): Promise<void> => {
   const left = 60 - new Date().getUTCSeconds()
-  if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200))
+  if (left < seconds) await sleep(left * 1000 + 200)
 }
 
 /** Waits for the next UTC minute to begin: a fresh window of the limiters, whatever this one counted. */

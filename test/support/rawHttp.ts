@@ -1,4 +1,5 @@
 import { connect } from "node:net"
+import { sleep } from "./time.ts"
 
 /**
  * HTTP/1.1 over a raw socket, for what a client library will not send: pipelined requests in one
@@ -142,7 +143,7 @@ export const exchange = (port: number, steps: ReadonlyArray<Step>, heads: Readon
     socket.once("connect", async () => {
       for (const step of steps) {
         if (settled) return
-        if (typeof step === "number") await new Promise((r) => setTimeout(r, step))
+        if (typeof step === "number") await sleep(step)
         else if (Buffer.isBuffer(step)) socket.write(step)
         else await step()
       }

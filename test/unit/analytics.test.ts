@@ -13,6 +13,7 @@ import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The analytics building blocks in process (docs/decisions.md#analytics; docs/api.md, Analytics):
@@ -448,7 +449,7 @@ describe("compactClicks over real Parquet files", () => {
     const poller = (async () => {
       while (compacting) {
         during.push(await countOf(await allFiles()))
-        await new Promise((r) => setTimeout(r, 1))
+        await sleep(1)
       }
     })()
     await compactClicks(dir, async (sql) => {

@@ -139,7 +139,8 @@ describe("ClickChannel and the click writer thread", () => {
   })
 
   it("close() writes what is still queued and ends the thread", async () => {
-    channel = await ClickChannel.start(options())
+    // A close deadline far beyond the roll to Parquet on a loaded machine: about what, not how fast.
+    channel = await ClickChannel.start(options(), { closeTimeoutMs: 100_000 })
     for (let i = 0; i < 5; i++) channel.add(raw(PERSON))
     await channel.close()
     channel = undefined
@@ -162,7 +163,9 @@ describe("ClickChannel and the click writer thread", () => {
 
   it("close() while a dead writer is being restarted still writes what was queued", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {})
-    channel = await ClickChannel.start(options())
+    // The restart (a new thread opening DuckDB) and the close's roll to Parquet take seconds on a
+    // loaded machine: a close deadline far beyond them, so this is about order, not speed.
+    channel = await ClickChannel.start(options(), { closeTimeoutMs: 100_000 })
     await (channel as unknown as { worker: Worker }).worker.terminate()
     for (let i = 0; i < 3; i++) channel.add(raw(PERSON))
     await channel.close()

@@ -6,6 +6,7 @@ import { type CacheOptions, LinkCache, MISSING } from "../../engine/cache/linkCa
 import type { LinkSource } from "../../engine/cache/linkSource.ts"
 import { SourceUnavailable } from "../../engine/cache/sourceGuard.ts"
 import type { CompiledDomain, CompiledLink } from "../../engine/links/compile.ts"
+import { sleep } from "../support/time.ts"
 
 /** The engine's link/domain cache against a fake source that counts and can hold its answers. */
 
@@ -112,8 +113,6 @@ const setup = (options: Partial<CacheOptions> = {}) => {
 
 const urlOf = (entry: CompiledLink | typeof MISSING | undefined) => (entry === undefined ? "uncached" : entry === MISSING ? "MISSING" : entry.url)
 const statusOf = (entry: CompiledDomain | typeof MISSING | undefined) => (entry === undefined ? "uncached" : entry === MISSING ? "MISSING" : entry.record.status)
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe("misses are coalesced", () => {
   it("50 concurrent loadLink of one key make 1 source call and share the result", async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { type ClickRecord, type ClickSink, MemoryClickSink, type RawClick } from "../../shared/clicks/click.ts"
 import { ClickCollector, deriveClick } from "../../engine/clicks/collector.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "../../engine/geo/geo.ts"
+import { sleep } from "../support/time.ts"
 
 /** docs/decisions.md#who-clicked: which clicks count, and what a click record holds. */
 
@@ -248,7 +249,7 @@ describe("ClickCollector", () => {
     const { sink, wrapped, batches, flushes } = recordingSink()
     const collector = new ClickCollector(wrapped, mmdb, SECRET, 60_000, 4)
     for (let i = 0; i < 10; i++) collector.add(raw({ slug: `s${i}` }))
-    await new Promise((r) => setTimeout(r, 10))
+    await sleep(10)
     expect(batches).toEqual([4, 4])
     expect(sink.clicks).toHaveLength(8)
     await collector.flush()
@@ -284,7 +285,7 @@ describe("ClickCollector", () => {
         // Order is the order of the calls: a sink takes the batch when called (as the spool does).
         order.push(clicks.map((c) => c.slug).join(","))
         mostAtOnce = Math.max(mostAtOnce, ++unacknowledged)
-        await new Promise((r) => setTimeout(r, 5))
+        await sleep(5)
         unacknowledged--
       },
       flush: async () => {},

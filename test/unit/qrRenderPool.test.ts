@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { type QrRenderPoolOptions, QrRenderPool, type RenderOutcome, type RenderRequest } from "../../control/links/qr/QrRenderPool.ts"
 import { renderQr } from "../../control/links/qr/renderImage.ts"
 import type { QrRenderOptions } from "../../shared/qr/qrWorkerMessages.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The render threads with real worker threads: what they draw, how the queue refuses, and that
@@ -47,7 +48,7 @@ const until = async (check: () => boolean, what: string) => {
   const deadline = Date.now() + 60_000
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`not ${what} within 60 s`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await sleep(10)
   }
 }
 const busy = (pool: QrRenderPool) => until(() => pool.counts.running > 0, "busy")

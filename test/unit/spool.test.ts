@@ -11,6 +11,7 @@ import { clickFromRow, clickRecord } from "../support/clickRecord.ts"
 import { FaultyDisk } from "../support/faultyDisk.ts"
 import { canChattr, immutableDirs } from "../support/immutableDirs.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
+import { sleep } from "../support/time.ts"
 
 /**
  * The engine's durable click sink: acknowledged only once fsynced to the spool, rolled into
@@ -148,7 +149,7 @@ describe("SpoolSink", () => {
     )
     // Nothing is acknowledged before the group commit.
     expect(sink.counts.acknowledged).toBe(0)
-    await new Promise((r) => setTimeout(r, 10))
+    await sleep(10)
     expect(events).toEqual([])
     expect(sink.counts.acknowledged).toBe(0)
 
@@ -271,14 +272,14 @@ describe("SpoolSink", () => {
     const rolls = (async () => {
       while (Date.now() < end) {
         await sink.roll()
-        await new Promise((r) => setTimeout(r, 3))
+        await sleep(3)
       }
     })()
     while (Date.now() < end) {
       const batch = clicks(1 + (written.length % 3))
       written.push(...batch)
       outcomes.push(sink.write(batch).then(() => "ok", (e) => String(e)))
-      await new Promise((r) => setTimeout(r, 1))
+      await sleep(1)
     }
     await rolls
     const results = await Promise.all(outcomes)
@@ -293,7 +294,7 @@ describe("SpoolSink", () => {
     const first = clicks(4)
     await sink.write(first)
     const deadline = Date.now() + 5_000
-    while (sink.counts.rolled < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (sink.counts.rolled < 4 && Date.now() < deadline) await sleep(20)
     expect(sink.counts.rolled).toBe(4)
     const last = clicks(3)
     void sink.write(last)
@@ -421,7 +422,6 @@ describe("SpoolSink", () => {
   })
 
   describe("through disk faults", () => {
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
     const quiet = () => vi.spyOn(console, "error").mockImplementation(() => {})
     const logged = (spy: ReturnType<typeof quiet>, text: string) => spy.mock.calls.filter(([message]) => String(message).includes(text)).length
     const activeSegment = async () => readFile(path.join(spoolDir, (await segments()).at(-1)!))

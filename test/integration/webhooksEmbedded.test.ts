@@ -1,0 +1,3 @@
+import { describeWebhooks, WEBHOOK_DATABASES } from "./webhooksSuite.ts"
+
+describeWebhooks(WEBHOOK_DATABASES.embedded)
