@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type LinkCache, MISSING } from "../../engine/cache/linkCache.ts"
-import { makeGeoLookup } from "../../engine/geo/geo.ts"
 import { startEngineServer } from "../../engine/http/server.ts"
 import { compileDomain } from "../../engine/links/compile.ts"
+import { startTestEngineServer } from "../support/engineServer.ts"
 import { exchange, headerOf, rawRequest } from "../support/rawHttp.ts"
 
 /**
@@ -35,17 +35,7 @@ describe("engine server: failures of ours", () => {
       loadDomainNow: () => undefined,
       loadLinkNow: () => undefined
     } as unknown as LinkCache
-    server = await startEngineServer({
-      host: "127.0.0.1",
-      port: 0,
-      cache,
-      clicks: { add: () => {} },
-      geo: makeGeoLookup({ header: undefined, countryDatabase: undefined, cityDatabase: undefined }),
-      secret: "s",
-      trustProxy: false,
-      linkScheme: "http",
-      status: () => "{}"
-    })
+    server = await startTestEngineServer(cache)
   })
 
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type LinkCache, MISSING } from "../../engine/cache/linkCache.ts"
-import { makeGeoLookup } from "../../engine/geo/geo.ts"
 import { startEngineServer } from "../../engine/http/server.ts"
 import { compileDomain } from "../../engine/links/compile.ts"
 import { AnswerCounts } from "../../engine/ops/answerCounts.ts"
+import { startTestEngineServer } from "../support/engineServer.ts"
 import { exchange, headerOf, rawRequest } from "../support/rawHttp.ts"
 
 /**
@@ -21,19 +21,7 @@ describe("engine servers in one process", () => {
   beforeAll(async () => {
     const domain = compileDomain({ id: "dom_1", workspaceId: "ws_1", host: "ok.example", status: "verified", rootRedirectUrl: null, notFoundUrl: null, expiredUrl: null })
     const cache = { peekDomain: () => domain, peekLink: () => MISSING, mayExist: () => false } as unknown as LinkCache
-    const start = (answers: AnswerCounts) =>
-      startEngineServer({
-        host: "127.0.0.1",
-        port: 0,
-        cache,
-        clicks: { add: () => {} },
-        geo: makeGeoLookup({ header: undefined, countryDatabase: undefined, cityDatabase: undefined }),
-        secret: "s",
-        trustProxy: false,
-        linkScheme: "http",
-        status: () => "{}",
-        answers
-      })
+    const start = (answers: AnswerCounts) => startTestEngineServer(cache, { answers })
     first = await start(firstAnswers)
     second = await start(secondAnswers)
   })
