@@ -8,6 +8,8 @@ import { DomainRepositoryLayer } from "./domains/DomainRepository.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
 import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
+import { ClickBucketLayer } from "./analytics/ClickBucket.ts"
+import { ClickMirrorJob } from "./analytics/ClickMirrorJob.ts"
 import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { ControlAdminServerLayer } from "./ops/adminServer.ts"
@@ -127,7 +129,12 @@ export const Ready = (withEngine: boolean) => Layer.effectDiscard(Effect.gen(fun
 export const CoreLayer = (config: RicochetConfig) => {
   const base = Layer.mergeAll(Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"))
   const domains = Layer.provideMerge(DomainRepositoryLayer, base)
-  return Layer.mergeAll(domains, DomainVerifierLayer.pipe(Layer.provide(domains)), ClickStoreLayer.pipe(Layer.provide(base)))
+  return Layer.mergeAll(
+    domains,
+    DomainVerifierLayer.pipe(Layer.provide(domains)),
+    ClickStoreLayer.pipe(Layer.provide(base)),
+    ClickBucketLayer.pipe(Layer.provide(base))
+  )
 }
 
 /**
@@ -137,7 +144,7 @@ export const CoreLayer = (config: RicochetConfig) => {
  */
 export const ControlParts = (config: RicochetConfig) => {
   const startup = Layer.mergeAll(
-    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob,
+    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob, ClickMirrorJob,
     ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
     LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
   )

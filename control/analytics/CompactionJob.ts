@@ -4,6 +4,8 @@ import { Configuration } from "../../shared/config.ts"
 import { openPostgres } from "../../shared/db/client.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { PLAN_LIMITS } from "../plans/plans.ts"
+import { bucketPublisher, type ClickFilePublisher } from "./bucketPublisher.ts"
+import { ClickBucket } from "./ClickBucket.ts"
 import { ClickStore } from "./ClickStore.ts"
 import { applyRetention, compactClicks } from "./compaction.ts"
 
@@ -26,10 +28,19 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* Configuration
   const store = yield* ClickStore
   const { kind } = yield* Database
+  const { connection } = yield* ClickBucket
+  /** With the bucket transport, the bucket (a pass waits for NATS a moment, then fails and is retried). */
+  const publisher = async (): Promise<ClickFilePublisher | undefined> => {
+    if (connection === undefined) return undefined
+    const bucket = await Promise.race([connection.bucket(), new Promise<undefined>((resolve) => setTimeout(resolve, 5_000))])
+    if (bucket === undefined) throw new Error("the click bucket is not reachable (NATS away)")
+    return bucketPublisher(bucket, store.clicksDir)
+  }
   const compact = async () => {
     const now = Date.now()
-    await compactClicks(store.clicksDir, store.run, now, { settleMs: config.compactSettleSeconds * 1000 })
-    await applyRetention(store.clicksDir, longestHistoryDays, now)
+    const through = await publisher()
+    await compactClicks(store.clicksDir, store.run, now, { settleMs: config.compactSettleSeconds * 1000, publisher: through })
+    await applyRetention(store.clicksDir, longestHistoryDays, now, through)
   }
   // The embedded database is one process and one connection: no other compactor, and no
   // connection to hold for the length of a pass.

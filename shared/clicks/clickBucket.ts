@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
 import * as path from "node:path"
-import { connect, type NatsConnection, type ObjectStore } from "nats"
+import { connect, Events, type NatsConnection, type ObjectStore } from "nats"
 import { natsServer } from "../bus/natsServer.ts"
 
 /**
@@ -56,6 +56,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 export interface ClickBucketConnection {
   /** The bucket, once NATS has been reached and the bucket opened (or created); waits until then. */
   readonly bucket: () => Promise<ObjectStore>
+  /** Called at each reconnection to NATS (a watch may have missed what happened meanwhile). */
+  readonly onReconnect: (listener: () => void) => void
   readonly close: () => Promise<void>
 }
 
@@ -68,6 +70,12 @@ export const clickBucketConnection = (options: ClickBucketOptions, who: string):
   const { servers, credentials, shown } = natsServer(options.natsUrl)
   let closed = false
   let nc: NatsConnection | undefined
+  const reconnectListeners = new Set<() => void>()
+  const followStatus = async (conn: NatsConnection) => {
+    for await (const status of conn.status()) {
+      if (status.type === Events.Reconnect) for (const listener of reconnectListeners) listener()
+    }
+  }
   let resolveBucket!: (store: ObjectStore) => void
   let rejectBucket!: (error: Error) => void
   const ready = new Promise<ObjectStore>((resolve, reject) => {
@@ -80,7 +88,10 @@ export const clickBucketConnection = (options: ClickBucketOptions, who: string):
     let failing = false
     for (let failures = 0; !closed; failures++) {
       try {
-        nc ??= await connect({ servers, ...credentials, name: who, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2_000 })
+        if (nc === undefined) {
+          nc = await connect({ servers, ...credentials, name: who, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2_000 })
+          void followStatus(nc)
+        }
         if (closed) break
         // Creates the bucket the first time; its replicas are fixed then (a stream's are changed by an operator).
         const store = await nc.jetstream({ timeout: 10_000 }).views.os(options.bucket, { replicas: options.replicas })
@@ -97,6 +108,7 @@ export const clickBucketConnection = (options: ClickBucketOptions, who: string):
   void open()
   return {
     bucket: () => ready,
+    onReconnect: (listener) => void reconnectListeners.add(listener),
     close: async () => {
       closed = true
       rejectBucket(new Error("click bucket connection closed"))
