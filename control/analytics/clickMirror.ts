@@ -80,7 +80,7 @@ const download = async (store: ObjectStore, root: string, name: string, state: M
     })
     await pipeline(Readable.fromWeb(result.data as import("node:stream/web").ReadableStream<Uint8Array>), hashing, createWriteStream(temporary))
     const failed = await result.error
-    if (failed !== null) throw failed
+    if (failed) throw failed
     if (!sameDigest(result.info.digest, hash.digest())) throw new Error(`click object ${name}: content does not match its digest ${result.info.digest}`)
     if (isManifestName(name)) {
       for (const named of namedBy(name, await readFile(temporary, "utf8"))) await ensure(store, root, named, state)

@@ -35,9 +35,10 @@ lowerThreadPriority(CLICK_WRITER_NICE)
 const duck = await openDuckDb(1)
 const geo = makeGeoLookup({ header: options.geoHeader, countryDatabase: options.countryDatabase, cityDatabase: options.cityDatabase })
 // Before the sink opens: the files of the segments it recovers go out too.
-const uploader = options.upload === undefined ? undefined : SegmentUploader.start({
+const connection = options.upload === undefined ? undefined : clickBucketConnection(options.upload, `engine ${options.spool.engineId} click uploader`)
+const uploader = options.upload === undefined || connection === undefined ? undefined : SegmentUploader.start({
   outboxDir: options.spool.clicksDir,
-  connection: clickBucketConnection(options.upload, `engine ${options.spool.engineId} click uploader`),
+  connection,
   budgetBytes: options.upload.budgetBytes,
   scanMs: Math.min(1_000, options.spool.rollMs)
 })
@@ -47,6 +48,7 @@ try {
 } catch (error) {
   send({ type: "failed", error: error instanceof Error ? error.message : String(error) })
   await uploader?.close()
+  await connection?.close()
   duck.closeSync()
   port.close()
   throw error
@@ -96,6 +98,7 @@ port.on("message", (received: unknown) => {
             uploader.kick()
             await uploader.close()
           }
+          await connection?.close()
           report()
           duck.closeSync()
           send({ type: "closed" })

@@ -141,11 +141,10 @@ export class SegmentUploader {
     setTimeout(() => this.kick(), this.retryMs).unref()
   }
 
-  /** Stops; a put in flight is given CLOSE_WAIT_MS (what remains is sent by the next start). */
+  /** Stops; a put in flight is given CLOSE_WAIT_MS (what remains is sent by the next start). The connection is the caller's. */
   async close(): Promise<void> {
     this.closed = true
     if (this.timer !== undefined) clearInterval(this.timer)
     if (this.running !== undefined) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS))])
-    await this.options.connection.close()
   }
 }
