@@ -128,6 +128,21 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
     for (const engine of engines) expect((await engineStatus(engine)).clicksOutbox.files).toBe(0)
   }, 120_000)
 
+  it("counts every click once with a NATS node killed and restarted during the visits", async () => {
+    const link = await linkOnEveryEngine("node-down")
+    let answered = await visitAll(link, "node-down", 10)
+    // The node the first control and engine were told of; the R3 bucket keeps a quorum on the other two.
+    await nats.stop(0, "SIGKILL")
+    answered += await visitAll(link, "node-down", 10)
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    answered += await visitAll(link, "node-down", 10)
+    nats.start(0)
+    answered += await visitAll(link, "node-down", 10)
+    expect(answered).toBe(120)
+    await nats.ready()
+    await everyControlCounts(link, answered, 60_000)
+  }, 180_000)
+
   it("brings a control started afterwards to the same figures from the bucket alone", async () => {
     const link = await linkOnEveryEngine("late")
     const answered = await visitAll(link, "late", 10)
