@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto"
-import { readdir } from "node:fs/promises"
+import { readdir, readFile } from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
+import { openDuckDb } from "../../shared/clicks/parquet.ts"
+import { clickRecord } from "../support/clickRecord.ts"
 import { startNatsCluster } from "../support/natsCluster.ts"
 import {
   apiClient,
@@ -24,7 +27,9 @@ type Engine = Awaited<ReturnType<typeof startEngineProcess>>
  * through a replicated object store (RICOCHET_CLICKS_TRANSPORT=bucket). After visits through
  * every engine both controls count every click once; a control started afterwards reaches the
  * same figures from the bucket alone; an engine killed with SIGKILL loses no acknowledged click;
- * with the whole cluster down the files wait and arrive once it is back.
+ * with the whole cluster down the files wait and arrive once it is back. Compaction runs every
+ * second throughout; a past day of files goes through it (one control merges it, through the
+ * bucket) with every click counted once on both.
  */
 describe("clicks through a JetStream object store, nothing shared on disk", () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>
@@ -60,7 +65,9 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
       RICOCHET_ROLL_SECONDS: "1",
       RICOCHET_CLICKS_TRANSPORT: "bucket",
       RICOCHET_CLICKS_BUCKET: bucket,
-      RICOCHET_CLICKS_REPLICAS: "3"
+      RICOCHET_CLICKS_REPLICAS: "3",
+      RICOCHET_COMPACT_SECONDS: "1",
+      RICOCHET_COMPACT_SETTLE_SECONDS: "0"
     }
     controls.push(await startControl(controlEnv("control-1", 0), true))
     controls.push(await startControl(controlEnv("control-2", 1), true))
@@ -85,7 +92,7 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
     const asBot = { headers: { "user-agent": "curl/8.5.0" } }
     await eventually(async () =>
       (await Promise.all(engines.map((e) => visit(e.baseUrl, workspace.domain, `/${slug}`, asBot)))).every((a) => a.status === 302), 20_000, 100)
-    return { key: workspace.apiKey, host: workspace.domain, linkId: created.body.id as string }
+    return { key: workspace.apiKey, host: workspace.domain, linkId: created.body.id as string, workspaceId: workspace.workspace.id }
   }
 
   const clicksOn = async (control: ControlHandle, link: { key: string; linkId: string }) =>
@@ -142,6 +149,40 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
     await nats.ready()
     await everyControlCounts(link, answered, 60_000)
   }, 180_000)
+
+  it("compacts a past day once, through the bucket, with every click counted once on both controls", async () => {
+    const link = await linkOnEveryEngine("history")
+    const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10)
+    // Files an engine rolled that day (left in its outbox, as by an engine that was cut off from NATS then).
+    const outbox = path.join(root, "edge-2", "spool", "edge-2", "outbox")
+    const duck = await openDuckDb(1)
+    try {
+      let n = 0
+      for (const hour of ["03", "17"]) {
+        for (let f = 0; f < 2; f++) {
+          const base = Date.parse(`${day}T${hour}:00:00Z`)
+          const clicks = Array.from({ length: 25 }, (_, i) =>
+            clickRecord({ timestamp: base + f * 60_000 + i * 1000, workspaceId: link.workspaceId, linkId: link.linkId, visitorHash: `v${n++}` }))
+          await writeClicksParquet(duck, clicks, path.join(outbox, `date=${day}`, `hour=${hour}`, `edge-2-${1000 + f}.parquet`))
+        }
+      }
+    } finally {
+      duck.closeSync()
+    }
+    const onDay = async (control: ControlHandle) =>
+      (await apiClient(control.baseUrl, link.key).get(`/v1/analytics?groupBy=count&start=${day}T00:00:00Z&end=${day}T23:59:59Z&linkId=${link.linkId}`)).body.data?.clicks
+    const dayFileOf = async (control: string) => {
+      const manifest = await readFile(path.join(root, control, "clicks", `date=${day}`, "_day.json"), "utf8").catch(() => undefined)
+      return manifest === undefined ? undefined : (JSON.parse(manifest) as { merged: Array<string> }).merged[0]
+    }
+    // Merged into a day file by one control, which every control then has in place of the hours' files.
+    await eventually(async () => (await dayFileOf("control-1")) !== undefined && (await dayFileOf("control-2")) === (await dayFileOf("control-1")), 60_000, 200)
+    const merged = (await dayFileOf("control-1"))!
+    for (const name of ["control-1", "control-2"]) {
+      expect((await readdir(path.join(root, name, "clicks", `date=${day}`))).includes(merged)).toBe(true)
+    }
+    for (const control of controls) expect(await onDay(control)).toBe(100)
+  }, 120_000)
 
   it("brings a control started afterwards to the same figures from the bucket alone", async () => {
     const link = await linkOnEveryEngine("late")
