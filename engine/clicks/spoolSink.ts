@@ -173,10 +173,13 @@ const countRecords = async (file: string): Promise<number> => {
 const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
 const SEGMENT = /^(\d{16})\.csv$/
 
-/** write() refused a batch: the clicks waiting for the disk are at their bound. */
+/**
+ * write() refused a batch: the clicks waiting for the disk are at their bound, or (`what`) the
+ * files waiting for the click bucket are.
+ */
 export class SpoolFullError extends Error {
-  constructor(detail: string) {
-    super(`click spool buffer is full (${detail})`)
+  constructor(detail: string, what = "click spool buffer is full") {
+    super(`${what} (${detail})`)
     this.name = "SpoolFullError"
   }
 }
@@ -295,7 +298,7 @@ export class SpoolSink implements ClickSink {
     if (clicks.length === 0) return Promise.resolve()
     if (this.closed) return Promise.reject(new Error("click sink is closed"))
     const refusal = this.options.refuse?.()
-    if (refusal !== undefined) return Promise.reject(new SpoolFullError(refusal))
+    if (refusal !== undefined) return Promise.reject(new SpoolFullError(refusal, "click outbox is full"))
     // A batch is taken whenever nothing waits, whatever its size: a bound below one batch must
     // not refuse clicks the disk would take at once.
     const waiting = this.queue.length > 0

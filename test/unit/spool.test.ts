@@ -304,7 +304,7 @@ describe("SpoolSink", () => {
     let rolls = 0
     const sink = await openSink({ refuse: () => full, onRolled: () => rolls++ })
     await expect(sink.write(clicks(3))).rejects.toBeInstanceOf(SpoolFullError)
-    await expect(sink.write(clicks(1))).rejects.toThrow(/12 click files wait for the click bucket/)
+    await expect(sink.write(clicks(1))).rejects.toThrow(/^click outbox is full \(12 click files wait for the click bucket\)$/)
     expect(sink.counts).toEqual({ acknowledged: 0, rolled: 0, pending: 0, unrolled: 0 })
     full = undefined
     const taken = clicks(2)
