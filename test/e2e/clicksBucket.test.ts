@@ -6,6 +6,7 @@ import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
 import { startNatsCluster } from "../support/natsCluster.ts"
+import { startReceiver } from "../support/webhookReceiver.ts"
 import {
   apiClient,
   type ControlHandle,
@@ -39,6 +40,7 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
   const engines: Array<Engine> = []
   const bucket = `clicks-e2e-${randomBytes(4).toString("hex")}`
   let common: Record<string, string>
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
 
   const controlEnv = (name: string, i: number) => ({
     ...common,
@@ -56,6 +58,7 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
 
   beforeAll(async () => {
     db = await createTestDatabase()
+    receiver = await startReceiver()
     root = await tempDir()
     nats = await startNatsCluster(path.join(root, "nats"))
     common = {
@@ -67,7 +70,8 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
       RICOCHET_CLICKS_BUCKET: bucket,
       RICOCHET_CLICKS_REPLICAS: "3",
       RICOCHET_COMPACT_SECONDS: "1",
-      RICOCHET_COMPACT_SETTLE_SECONDS: "0"
+      RICOCHET_COMPACT_SETTLE_SECONDS: "0",
+      RICOCHET_WEBHOOKS_ALLOW_LOOPBACK: "true"
     }
     controls.push(await startControl(controlEnv("control-1", 0), true))
     controls.push(await startControl(controlEnv("control-2", 1), true))
@@ -78,6 +82,7 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
     for (const engine of engines) await engine.stop()
     for (const control of controls) await control.stop()
     await nats?.stopAll()
+    await receiver?.close()
     await db?.drop()
     if (root) await removeDir(root)
   }, 120_000)
@@ -133,6 +138,20 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
       expect((await readdir(path.join(root, name, "clicks"), { recursive: true })).some((f) => f.endsWith(".parquet"))).toBe(true)
     }
     for (const engine of engines) expect((await engineStatus(engine)).clicksOutbox.files).toBe(0)
+  }, 120_000)
+
+  it("sends link.clicked for every click once, from the mirrored files, whichever control sends it", async () => {
+    const link = await linkOnEveryEngine("hooked")
+    const api = apiClient(controls[1]!.baseUrl, link.key)
+    const hook = await api.post("/v1/webhooks", { url: receiver.url("/hooked"), events: ["link.clicked"], linkId: link.linkId })
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201)
+    const answered = await visitAll(link, "hooked", 5)
+    const delivered = () =>
+      receiver.received.filter((r) => r.path === "/hooked").flatMap((r) => (JSON.parse(r.body) as { data: { clicks: Array<unknown> } }).data.clicks).length
+    await eventually(async () => delivered() >= answered, 30_000, 100)
+    // Files each control mirrors are claimed once between them: no click is sent twice.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    expect(delivered()).toBe(answered)
   }, 120_000)
 
   it("counts every click once with a NATS node killed and restarted during the visits", async () => {
