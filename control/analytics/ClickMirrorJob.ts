@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import type { ClickBucketConnection } from "../../shared/clicks/clickBucket.ts"
 import { Configuration } from "../../shared/config.ts"
+import { countClickMirrorChange, setClickMirrorFollowing } from "../ops/metrics.ts"
 import { ClickBucket } from "./ClickBucket.ts"
 import { applyObject, type MirrorState, newMirrorState } from "./clickMirror.ts"
 
@@ -35,7 +36,10 @@ export const startMirror = (connection: ClickBucketConnection, clicksDir: string
         current = watch
         for await (const info of watch) {
           if (stopped) break
-          if (info === null) continue
+          if (info === null) {
+            state.following = true
+            continue
+          }
           await applyObject(bucket, clicksDir, info, state)
           if (failingSince !== undefined) {
             console.log(`click mirror: following the click bucket again after ${((Date.now() - failingSince) / 1000).toFixed(1)} s`)
@@ -51,6 +55,7 @@ export const startMirror = (connection: ClickBucketConnection, clicksDir: string
         }
         failures++
       } finally {
+        state.following = false
         current?.stop()
         current = undefined
       }
@@ -73,9 +78,20 @@ export const ClickMirrorJob = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* Configuration
   const { connection } = yield* ClickBucket
   if (connection === undefined) return
-  yield* Effect.acquireRelease(
+  const mirror = yield* Effect.acquireRelease(
     Effect.sync(() => startMirror(connection, config.clicksDir)),
     // stop() never rejects: run() catches every failure.
-    (mirror) => Effect.promise(() => mirror.stop())
+    (running) => Effect.promise(() => running.stop())
   )
+  // Its figures onto control's /metrics, once a second.
+  const reported = { downloaded: 0, removed: 0 }
+  const report = Effect.gen(function*() {
+    const { downloads, removals, following } = mirror.state
+    yield* countClickMirrorChange("downloaded", downloads - reported.downloaded)
+    yield* countClickMirrorChange("removed", removals - reported.removed)
+    reported.downloaded = downloads
+    reported.removed = removals
+    yield* setClickMirrorFollowing(following)
+  })
+  yield* Effect.forkScoped(Effect.forever(Effect.andThen(report, Effect.sleep(1_000))))
 }))

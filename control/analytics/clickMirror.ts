@@ -32,9 +32,11 @@ export interface MirrorState {
   /** Objects applied (downloaded or removed) since start. */
   downloads: number
   removals: number
+  /** The watch has delivered the bucket's history, and follows its changes live. */
+  following: boolean
 }
 
-export const newMirrorState = (): MirrorState => ({ applied: new Map(), downloads: 0, removals: 0 })
+export const newMirrorState = (): MirrorState => ({ applied: new Map(), downloads: 0, removals: 0, following: false })
 
 const isManifestName = (name: string) => name.endsWith(`/${MANIFEST}`) || name.endsWith(`/${DAY_MANIFEST}`)
 
@@ -111,7 +113,7 @@ export const applyObject = async (store: ObjectStore, root: string, info: Object
   }
   const target = fileOfObject(root, info.name)
   if (info.deleted) {
-    state.applied.delete(info.name)
+    if (!state.applied.delete(info.name) && !(await stat(target).then(() => true, () => false))) return
     await rm(target, { force: true })
     state.removals++
     return

@@ -6,6 +6,7 @@ import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
 import { startNatsCluster } from "../support/natsCluster.ts"
+import { namingProblems, valueOf } from "../support/prometheusRules.ts"
 import { startReceiver } from "../support/webhookReceiver.ts"
 import {
   apiClient,
@@ -138,6 +139,13 @@ describe("clicks through a JetStream object store, nothing shared on disk", () =
       expect((await readdir(path.join(root, name, "clicks"), { recursive: true })).some((f) => f.endsWith(".parquet"))).toBe(true)
     }
     for (const engine of engines) expect((await engineStatus(engine)).clicksOutbox.files).toBe(0)
+    // Each control's /metrics says its mirror follows the bucket, and what it brought in.
+    for (const control of controls) {
+      const text = await (await fetch(`http://127.0.0.1:${control.env.RICOCHET_CONTROL_ADMIN_PORT}/metrics`)).text()
+      expect(valueOf(text, "ricochet_control_click_mirror_following")).toBe(1)
+      expect(valueOf(text, "ricochet_control_click_mirror_files_total", { change: "downloaded" })).toBeGreaterThanOrEqual(3)
+      expect(namingProblems(text)).toEqual([])
+    }
   }, 120_000)
 
   it("sends link.clicked for every click once, from the mirrored files, whichever control sends it", async () => {
