@@ -4,7 +4,7 @@
 #   docker run IMAGE dist/ricochet.js control  the control plane alone
 #   docker run IMAGE dist/ricochet.js engine   a redirect engine alone
 #   docker run IMAGE dist/ricochet.js workspace create --name NAME --plan pro --json
-# Configuration comes from the environment, the variables of README "Configuration" only.
+# Configuration comes from the environment, the variables of docs/configuration.md only.
 # compose.yaml runs PostgreSQL, NATS, one control and two engines from this image;
 # test/unit/compose.test.ts checks both files against the configuration reference.
 
@@ -77,7 +77,7 @@ COPY cli/healthcheck.mjs ./cli/healthcheck.mjs
 RUN mkdir -p /var/lib/ricochet/clicks /var/lib/ricochet/spool \
  && chown -R node:node /var/lib/ricochet
 # A volume, so the embedded database and the clicks outlive the container even when no volume
-# is named (`docker run -v ricochet-data:/var/lib/ricochet` names one: README, Containers).
+# is named (`docker run -v ricochet-data:/var/lib/ricochet` names one: docs/operations.md, Containers).
 # Declared after the directory is made and owned: later build steps could not change it.
 VOLUME ["/var/lib/ricochet"]
 USER node

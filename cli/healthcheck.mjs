@@ -35,7 +35,7 @@ const reachable = (host) => {
 }
 
 /**
- * The readiness URLs of a role, with the settings the server reads (README, Configuration).
+ * The readiness URLs of a role, with the settings the server reads (docs/configuration.md).
  * @param {"control" | "engine" | "all"} role
  * @param {Readonly<Record<string, string | undefined>>} env
  * @returns {Array<string>}

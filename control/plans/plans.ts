@@ -7,7 +7,7 @@ const RANK: Record<Plan, number> = { free: 0, basic: 1, pro: 2, business: 3 }
 
 /**
  * Everything a plan grants, in one table. `limit_reached` and the analytics history read from
- * here; the README documents the same numbers.
+ * here; docs/api.md and docs/decisions.md document the same numbers.
  */
 export const PLAN_LIMITS: Record<Plan, {
   readonly links: number

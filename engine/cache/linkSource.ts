@@ -9,13 +9,6 @@ export interface LinkSource {
   /** Every slug on the domain, in chunks; absent when the source cannot list them. */
   readonly slugs?: (host: string) => AsyncIterable<ReadonlyArray<string>>
   /**
-   * `link` and `domain` answered before they return, blocking this thread for at most
-   * `budgetMs` (undefined: no answer in time; throws when the query failed). Only a source whose
-   * queries run on another thread can offer them: an HTTP worker's, the main thread querying.
-   */
-  readonly linkNow?: (host: string, slug: string, budgetMs: number) => LinkRecord | null | undefined
-  readonly domainNow?: (host: string, budgetMs: number) => DomainRecord | null | undefined
-  /**
    * The last answer the engine's other caches had for a key, for when the database fails and this
    * cache has none of its own (null: known not to exist; undefined: nothing known). Without the
    * database, so it answers at once. An HTTP worker's: the main thread keeps every worker's.

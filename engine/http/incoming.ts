@@ -5,7 +5,8 @@ import { requestHost } from "./requestHost.ts"
 
 /** Everything read from the request before the handler returns (uWS invalidates `req` then). */
 export interface Incoming {
-  readonly method: string
+  /** As uWS.js names it; each method has its route (server.ts). */
+  readonly method: RoutedMethod
   readonly host: string
   readonly slug: string
   readonly path: string
@@ -17,6 +18,9 @@ export interface Incoming {
   readonly signatureAgent: string
   readonly ip: string
 }
+
+/** The methods a short link answers; every other gets 405. */
+export type RoutedMethod = "get" | "head" | "post"
 
 export interface ReadOptions {
   readonly trustProxy: boolean
@@ -33,7 +37,7 @@ export const socketAddress = (res: uWS.HttpResponse): string => {
 
 export const isLoopback = (address: string) => address === "127.0.0.1" || address === "::1"
 
-export const readIncoming = (res: uWS.HttpResponse, req: uWS.HttpRequest, options: ReadOptions): Incoming => {
+export const readIncoming = (res: uWS.HttpResponse, req: uWS.HttpRequest, options: ReadOptions, method: RoutedMethod): Incoming => {
   const host = requestHost(req.getHeader("host"))
   const path = req.getUrl()
   const slug = path.length > 1 && path.endsWith("/") ? path.slice(1, -1) : path.slice(1)
@@ -41,7 +45,7 @@ export const readIncoming = (res: uWS.HttpResponse, req: uWS.HttpRequest, option
   // uWS.js an ArrayBuffer, over a microsecond) is not needed.
   const ip = (options.trustProxy ? forwardedClient(req.getHeader("x-forwarded-for")) : undefined) ?? socketAddress(res)
   return {
-    method: req.getMethod(),
+    method,
     host,
     slug,
     path,

@@ -1,6 +1,6 @@
 import type uWS from "uWebSockets.js"
 import { SourceUnavailable } from "../cache/sourceGuard.ts"
-import { answerFailure, arrivalOfThisRequest, requestArrived } from "./respond.ts"
+import type { Responder } from "./respond.ts"
 
 export type Respond = (res: uWS.HttpResponse) => void
 
@@ -11,6 +11,8 @@ export type Respond = (res: uWS.HttpResponse) => void
 export class PendingAnswers {
   private inflight = 0
   private settledCount = 0
+
+  constructor(private readonly responder: Responder) {}
 
   /** Answers under way. */
   get size(): number {
@@ -33,7 +35,7 @@ export class PendingAnswers {
    * meanwhile waits in the socket's buffer and is answered after this one, in order. Requests
    * that came in the same read as this one are beyond reach (uWS parses a whole read in one go);
    * that is why an HTTP worker answers a cache miss before its handler returns where it can
-   * (LinkCache.loadLinkNow), and only what it cannot comes here. Whatever this request loaded
+   * (engine/cache/blockingMiss.ts), and only what it cannot comes here. Whatever this request loaded
    * stays in the cache, so a client that sends them again, as RFC 9112 9.3.2 asks of pipelining
    * clients when a connection closes, gets them answered synchronously. (An answer that needs no
    * I/O, such as a last known answer while the database fails, settles in the microtasks uWS.js
@@ -43,7 +45,7 @@ export class PendingAnswers {
   later(res: uWS.HttpResponse, head: boolean, work: () => Promise<void | Respond>, paused = true) {
     let aborted = false
     // This request's arrival, for its latency once answered (other requests arrive meanwhile).
-    const arrived = arrivalOfThisRequest()
+    const arrived = this.responder.arrival
     this.inflight++
     res.onAborted(() => {
       aborted = true
@@ -54,7 +56,7 @@ export class PendingAnswers {
         if (!aborted && respond) {
           res.cork(() => {
             res.resume()
-            requestArrived(arrived)
+            this.responder.arrived(arrived)
             respond(res)
           })
         }
@@ -64,8 +66,8 @@ export class PendingAnswers {
         const unavailable = error instanceof SourceUnavailable
         if (!unavailable) console.error("engine request failed", error)
         if (!aborted) {
-          requestArrived(arrived)
-          answerFailure(res, head, unavailable ? 503 : 500)
+          this.responder.arrived(arrived)
+          this.responder.failure(res, head, unavailable ? 503 : 500)
         }
       })
       .finally(() => {

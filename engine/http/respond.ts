@@ -34,81 +34,89 @@ export const NO_STORE = "private, no-store"
  */
 const safeLocation = (location: string): boolean => /^(?:https?|intent):\/\/[\x21-\x7e]*$/i.test(location)
 
-/**
- * Where answers are counted by status for the admin port's /metrics. One engine server runs per
- * process (or worker), so this is set once at start rather than passed through every handler.
- */
-let answers: AnswerCounts | undefined
-export const countAnswersIn = (counts: AnswerCounts | undefined): void => {
-  answers = counts
-}
+const NO_HEADERS: Headers = []
 
 /**
- * When the request being answered reached its handler (performance.now()), for the latency
- * histogram: set as each request is routed, and set back before an answer that needed an await is
- * written (PendingAnswers). A module variable rather than a field of every call, as `answers` is:
- * the thread answers one request at a time.
+ * One server's answers: written here, counted by status and latency for the admin port's
+ * /metrics (AnswerCounts), and told to say `Connection: close` once the server stops. Owned by
+ * the server (server.ts), handed to each handler.
  */
-let arrivedAt = 0
-export const requestArrived = (at: number = performance.now()): void => {
-  arrivedAt = at
-}
-/** The arrival of the request being handled now. */
-export const arrivalOfThisRequest = (): number => arrivedAt
+export class Responder {
+  /**
+   * When the request being answered reached its handler (performance.now()), for the latency
+   * histogram: set as each request is routed, and set back before an answer that needed an await
+   * is written (PendingAnswers). A field rather than an argument of every call: the thread
+   * answers one request at a time.
+   */
+  private arrivedAt = 0
+  /**
+   * Set once the server stops: from then on every answer says `Connection: close`, so that
+   * clients open no further requests on their kept-alive connections (new connections are
+   * refused by then). The connection itself stays open until the server closes them all: requests
+   * a client had pipelined behind this one may already be on their way, and are answered too.
+   */
+  private closing = false
 
-const counted = (status: number) => {
-  if (answers !== undefined) answers.record(status, performance.now() - arrivedAt)
-}
+  constructor(private readonly counts: AnswerCounts | undefined) {}
 
-/**
- * Set once the server stops (server.ts): from then on every answer says `Connection: close`, so
- * that clients open no further requests on their kept-alive connections (new connections are
- * refused by then). The connection itself stays open until the server closes them all: requests
- * a client had pipelined behind this one may already be on their way, and are answered too.
- */
-let closing = false
-export const answerWithConnectionClose = (): void => {
-  closing = true
-}
+  /** A request reached its handler now, or its answer that waited is written (`at`: when it arrived). */
+  arrived(at: number = performance.now()): void {
+    this.arrivedAt = at
+  }
 
-export const send = (res: uWS.HttpResponse, head: boolean, status: number, headers: Headers, body = "", extra: Headers = []) => {
-  counted(status)
-  res.writeStatus(STATUS_LINE[status] ?? `${status}`)
-  for (const [name, value] of headers) res.writeHeader(name, value)
-  for (const [name, value] of extra) res.writeHeader(name, value)
-  if (closing) res.writeHeader("connection", "close")
-  if (head) {
-    // uWS.js 20.30: endWithoutBody(n) with n > 0 leaves the response pending, which aborts the
-    // process when it happens inside a request handler. Report the length ourselves instead.
-    res.writeHeader("content-length", String(Buffer.byteLength(body)))
-    res.endWithoutBody()
-  } else res.end(body)
-}
+  /** The arrival of the request being handled now. */
+  get arrival(): number {
+    return this.arrivedAt
+  }
 
-/** A page with its policy headers (securityHeaders.ts), and any `extra` ones. */
-export const page = (res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: Headers = [], headers: Headers = PAGE_HEADERS) =>
-  send(res, head, status, headers, html, extra)
+  answerWithConnectionClose(): void {
+    this.closing = true
+  }
 
-/** The hot path's response: written directly, without send()'s header list. */
-export const redirect = (res: uWS.HttpResponse, head: boolean, status: number, location: string) => {
-  if (!safeLocation(location)) return page(res, head, 502, errorPage())
-  counted(status)
-  res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
-    .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
-  if (closing) res.writeHeader("connection", "close")
-  if (head) res.writeHeader("content-length", "0").endWithoutBody()
-  else res.end()
-}
+  send(res: uWS.HttpResponse, head: boolean, status: number, headers: Headers, body = "", extra: Headers = NO_HEADERS): void {
+    this.counted(status)
+    res.writeStatus(STATUS_LINE[status] ?? `${status}`)
+    for (const [name, value] of headers) res.writeHeader(name, value)
+    for (const [name, value] of extra) res.writeHeader(name, value)
+    if (this.closing) res.writeHeader("connection", "close")
+    if (head) {
+      // uWS.js 20.30: endWithoutBody(n) with n > 0 leaves the response pending, which aborts the
+      // process when it happens inside a request handler. Report the length ourselves instead.
+      res.writeHeader("content-length", String(Buffer.byteLength(body)))
+      res.endWithoutBody()
+    } else res.end(body)
+  }
 
-/** A failure of ours (never a visitor's input): the generic page, if the response can still say anything. */
-export const answerFailure = (res: uWS.HttpResponse, head: boolean, status: 500 | 503 = 500) => {
-  try {
-    res.cork(() => {
-      res.resume()
-      if (status === 503) page(res, head, 503, unavailablePage(), [["retry-after", "5"]])
-      else page(res, head, 500, errorPage())
-    })
-  } catch {
-    // The response had already been ended (the failure came after it): nothing more to say on it.
+  /** A page with its policy headers (securityHeaders.ts), and any `extra` ones. */
+  page(res: uWS.HttpResponse, head: boolean, status: number, html: string, extra: Headers = NO_HEADERS, headers: Headers = PAGE_HEADERS): void {
+    this.send(res, head, status, headers, html, extra)
+  }
+
+  /** The hot path's response: written directly, without send()'s header list. */
+  redirect(res: uWS.HttpResponse, head: boolean, status: number, location: string): void {
+    if (!safeLocation(location)) return this.page(res, head, 502, errorPage())
+    this.counted(status)
+    res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
+      .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
+    if (this.closing) res.writeHeader("connection", "close")
+    if (head) res.writeHeader("content-length", "0").endWithoutBody()
+    else res.end()
+  }
+
+  /** A failure of ours (never a visitor's input): the generic page, if the response can still say anything. */
+  failure(res: uWS.HttpResponse, head: boolean, status: 500 | 503 = 500): void {
+    try {
+      res.cork(() => {
+        res.resume()
+        if (status === 503) this.page(res, head, 503, unavailablePage(), [["retry-after", "5"]])
+        else this.page(res, head, 500, errorPage())
+      })
+    } catch {
+      // The response had already been ended (the failure came after it): nothing more to say on it.
+    }
+  }
+
+  private counted(status: number): void {
+    if (this.counts !== undefined) this.counts.record(status, performance.now() - this.arrivedAt)
   }
 }

@@ -3,13 +3,14 @@ import type { LinkCache } from "../cache/linkCache.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { GeoLookup } from "../geo/geo.ts"
 import { methodNotAllowedPage } from "../pages/html.ts"
-import { type ReadOptions, readIncoming } from "./incoming.ts"
+import { type ReadOptions, readIncoming, type RoutedMethod } from "./incoming.ts"
 import { makePasswordHandler } from "./passwordHandler.ts"
 import { PendingAnswers } from "./pendingAnswers.ts"
 import { localAttempts, type PasswordAttempts } from "../password/unlock.ts"
 import type { AnswerCounts } from "../ops/answerCounts.ts"
-import { answerFailure, answerWithConnectionClose, countAnswersIn, page, requestArrived } from "./respond.ts"
-import { makeStatusHandler } from "./statusHandler.ts"
+import type { Headers } from "../pages/securityHeaders.ts"
+import { Responder } from "./respond.ts"
+import { makeStatusHandler, STATUS_PATH } from "./statusHandler.ts"
 import { afterTwoPolls, STOP_DEADLINE_MS, untilQuiet } from "./stopping.ts"
 import { makeVisitHandler } from "./visitHandler.ts"
 
@@ -31,33 +32,41 @@ export interface EngineServerOptions {
   readonly answers?: AnswerCounts
 }
 
-/** The uWebSockets.js app: reads each request once, then hands it to the handler of its concern. */
+const ALLOW: Headers = [["allow", "GET, HEAD, POST"]]
+
+type Handler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void
+
+/**
+ * The uWebSockets.js app: one route per concern. uWS.js tries a static path before a wildcard,
+ * and a method's own route before `any`: the loopback status page first (any method; elsewhere
+ * it yields to the routes below), then GET and HEAD of a short link, the password form's POST,
+ * and 405 for every other method.
+ */
 export const startEngineServer = async (options: EngineServerOptions) => {
   const { cache, clicks, geo, secret } = options
-  countAnswersIn(options.answers)
-  const pending = new PendingAnswers()
+  const responder = new Responder(options.answers)
+  const pending = new PendingAnswers(responder)
   const readOptions: ReadOptions = { trustProxy: options.trustProxy, geoHeaderName: geo.headerName }
-  const status = makeStatusHandler(options.status, pending)
-  const visit = makeVisitHandler({ cache, clicks, geo, secret, pending })
-  const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending, attempts: options.attempts ?? localAttempts() })
+  const status = makeStatusHandler(options.status, pending, responder)
+  const visit = makeVisitHandler({ cache, clicks, geo, secret, pending, responder })
+  const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending, attempts: options.attempts ?? localAttempts(), responder })
   /** Requests received: with the answers given, what a stopping server watches to know it is quiet. */
   let received = 0
   const activity = { count: () => received + pending.settled, busy: () => pending.size > 0 }
 
-  const route = (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+  /** A route's handler, made once: the request's arrival noted and counted, and a bug of ours logged and answered with the generic page. */
+  const route = (handle: Handler): Handler => (res, req) => {
+    responder.arrived()
     received++
-    const incoming = readIncoming(res, req, readOptions)
-    if (status(res, incoming)) return
-    switch (incoming.method) {
-      case "get":
-      case "head":
-        return visit(res, incoming)
-      case "post":
-        return password(res, incoming)
-      default:
-        return page(res, false, 405, methodNotAllowedPage(), [["allow", "GET, HEAD, POST"]])
+    try {
+      handle(res, req)
+    } catch (error) {
+      console.error("engine request failed", error)
+      responder.failure(res, req.getMethod() === "head")
     }
   }
+  /** A short link's route: the request read once (uWS invalidates `req` when the handler returns). */
+  const link = (method: RoutedMethod, handle: typeof visit) => route((res, req) => handle(res, readIncoming(res, req, readOptions, method)))
 
   // What uWS.js 20.30 never hands to a handler, so nothing here can answer it (raw-socket tests:
   // test/integration/engineHttp.test.ts, test/fuzz/engine.fuzz.test.ts). Its parser takes for an
@@ -71,16 +80,11 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   // server answers tells a visitor nothing they need.
   uWS._cfg("silent")
   const app = uWS.App()
-  app.any("/*", (res, req) => {
-    requestArrived()
-    try {
-      route(res, req)
-    } catch (error) {
-      // A bug of ours, not the visitor's input: logged, and the generic page if the response is still open.
-      console.error("engine request failed", error)
-      answerFailure(res, req.getMethod() === "head")
-    }
-  })
+    .any(STATUS_PATH, route(status))
+    .get("/*", link("get", visit))
+    .head("/*", link("head", visit))
+    .post("/*", link("post", password))
+    .any("/*", route((res) => responder.page(res, false, 405, methodNotAllowedPage(), ALLOW)))
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) =>
     app.listen(options.host, options.port, (token) => (token ? resolve(token) : reject(new Error(`engine could not listen on ${options.host}:${options.port}`))))
@@ -96,7 +100,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
      * what was received is answered well within the deadline.)
      */
     stop: async () => {
-      answerWithConnectionClose()
+      responder.answerWithConnectionClose()
       await afterTwoPolls()
       uWS.us_listen_socket_close(listenSocket)
       await untilQuiet(activity, Date.now() + STOP_DEADLINE_MS)

@@ -1,5 +1,6 @@
 import type uWS from "uWebSockets.js"
 import { SLUG_PATTERN as SLUG } from "../../shared/links/slug.ts"
+import { loadNow } from "../cache/blockingMiss.ts"
 import { type LinkCache, MISSING } from "../cache/linkCache.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { CompiledDomain, CompiledLink } from "../links/compile.ts"
@@ -9,13 +10,14 @@ import { evaluateLink } from "../rules/evaluate.ts"
 import { type Incoming, selfUrl } from "./incoming.ts"
 import type { PendingAnswers } from "./pendingAnswers.ts"
 import { hostKind } from "./requestHost.ts"
-import { page, redirect } from "./respond.ts"
+import type { Responder } from "./respond.ts"
 import { RequestVisit, type VisitContext } from "./requestVisit.ts"
 
 export interface VisitDeps extends VisitContext {
   readonly cache: LinkCache
   readonly clicks: ClickIntake
   readonly pending: PendingAnswers
+  readonly responder: Responder
 }
 
 /**
@@ -23,11 +25,11 @@ export interface VisitDeps extends VisitContext {
  * or one no domain could have gets 400, an IP literal the 404 any unknown host gets; true when
  * answered.
  */
-const refusedHost = (res: uWS.HttpResponse, head: boolean, host: string): boolean => {
+const refusedHost = (responder: Responder, res: uWS.HttpResponse, head: boolean, host: string): boolean => {
   const kind = hostKind(host)
   if (kind === "name") return false
-  if (kind === "address") page(res, head, 404, notFoundPage())
-  else page(res, head, 400, badRequestPage(host === "" ? "The request names no host." : "The Host header is not a host name."))
+  if (kind === "address") responder.page(res, head, 404, notFoundPage())
+  else responder.page(res, head, 400, badRequestPage(host === "" ? "The request names no host." : "The Host header is not a host name."))
   return true
 }
 
@@ -37,41 +39,41 @@ const refusedHost = (res: uWS.HttpResponse, head: boolean, host: string): boolea
  * later from the database.
  */
 export const makeVisitHandler = (deps: VisitDeps) => {
-  const { cache, clicks, pending } = deps
+  const { cache, clicks, pending, responder } = deps
 
   /** The evaluation order (docs/architecture.md#the-evaluation-order), steps 1 to 10, once the domain and link are known (from cache or database). */
   const serve = (res: uWS.HttpResponse, incoming: Incoming, domain: CompiledDomain | typeof MISSING, link: CompiledLink | typeof MISSING | null) => {
     const head = incoming.method === "head"
-    if (domain === MISSING || !domain.serving) return page(res, head, 404, notFoundPage())
+    if (domain === MISSING || !domain.serving) return responder.page(res, head, 404, notFoundPage())
     if (link === null) {
       const root = domain.rootRedirectUrl
-      return root === null ? page(res, head, 200, landingPage(domain.record.host)) : redirect(res, head, 302, root)
+      return root === null ? responder.page(res, head, 200, landingPage(domain.record.host)) : responder.redirect(res, head, 302, root)
     }
     if (link === MISSING) {
       const fallback = domain.notFoundUrl
-      return fallback === null ? page(res, head, 404, notFoundPage()) : redirect(res, head, 302, fallback)
+      return fallback === null ? responder.page(res, head, 404, notFoundPage()) : responder.redirect(res, head, 302, fallback)
     }
     const now = Date.now()
     const decision = evaluateLink(link, new RequestVisit(deps, incoming, link, now), domain.expiredUrl)
     switch (decision.kind) {
       case "expired-page":
-        return page(res, head, 410, expiredPage())
+        return responder.page(res, head, 410, expiredPage())
       case "expired-redirect":
-        return redirect(res, head, 302, decision.location)
+        return responder.redirect(res, head, 302, decision.location)
       case "password-page":
-        return page(res, head, 200, passwordPage(selfUrl(incoming), "ask"))
+        return responder.page(res, head, 200, passwordPage(selfUrl(incoming), "ask"))
       case "preview-page":
-        return page(res, head, 200, openGraphPage({
+        return responder.page(res, head, 200, openGraphPage({
           title: link.extras!.title,
           description: link.extras!.description,
           image: link.extras!.ogImageUrl,
           url: link.url
         }))
       case "app":
-        page(res, head, 200, appHandOffPage(decision.appUrl, decision.location), [], HANDOFF_PAGE_HEADERS)
+        responder.page(res, head, 200, appHandOffPage(decision.appUrl, decision.location), [], HANDOFF_PAGE_HEADERS)
         break
       case "redirect":
-        redirect(res, head, decision.status, decision.location)
+        responder.redirect(res, head, decision.status, decision.location)
         break
     }
     if (!head) {
@@ -93,21 +95,14 @@ export const makeVisitHandler = (deps: VisitDeps) => {
   }
 
   /**
-   * A miss answered before the handler returns (an HTTP worker blocks for the main thread's
-   * query), so that requests pipelined behind it in the same read are answered too: uWS.js closes
-   * a connection that has more to parse while an answer is pending (engine/http/pendingAnswers.ts).
-   * False when the cache cannot answer now: then it is answered later.
+   * A miss answered before the handler returns, so that requests pipelined behind it in the same
+   * read are answered too (engine/cache/blockingMiss.ts). False when the cache cannot answer now:
+   * then it is answered later.
    */
-  const answerNow = (res: uWS.HttpResponse, incoming: Incoming, cached: CompiledDomain | typeof MISSING | undefined, cachedLink: CompiledLink | typeof MISSING | null | undefined): boolean => {
-    const domain = cached ?? cache.loadDomainNow(incoming.host)
-    if (domain === undefined) return false
-    let link = cachedLink
-    if (link === undefined && domain !== MISSING && domain.serving) {
-      link = cache.mayExist(incoming.host, incoming.slug) === false ? MISSING : cache.loadLinkNow(incoming.host, incoming.slug)
-      if (link === undefined) return false
-    }
-    // Undefined only for a domain that serves nothing, which answers 404 whatever the link.
-    serve(res, incoming, domain, link === undefined ? MISSING : link)
+  const answerNow = (res: uWS.HttpResponse, incoming: Incoming, domain: CompiledDomain | typeof MISSING | undefined, link: CompiledLink | typeof MISSING | null | undefined): boolean => {
+    const loaded = loadNow(cache, incoming.host, incoming.slug, domain, link)
+    if (loaded === undefined) return false
+    serve(res, incoming, loaded.domain, loaded.link)
     return true
   }
 
@@ -118,7 +113,7 @@ export const makeVisitHandler = (deps: VisitDeps) => {
       // Not a slug: nothing to look up; the domain still decides between 404 page and fallback.
       const domain = cache.peekDomain(incoming.host)
       if (domain !== undefined) return serve(res, incoming, domain, MISSING)
-      if (refusedHost(res, head, incoming.host)) return
+      if (refusedHost(responder, res, head, incoming.host)) return
       if (answerNow(res, incoming, undefined, MISSING)) return
       return pending.later(res, head, async () => {
         const loaded = await cache.loadDomain(incoming.host)
@@ -132,7 +127,7 @@ export const makeVisitHandler = (deps: VisitDeps) => {
       cache.mayExist(incoming.host, incoming.slug) === false) link = MISSING
     // The hot path: both cached, answered synchronously with no await.
     if (domain !== undefined && link !== undefined) return serve(res, incoming, domain, link)
-    if (domain === undefined && refusedHost(res, head, incoming.host)) return
+    if (domain === undefined && refusedHost(responder, res, head, incoming.host)) return
     if (answerNow(res, incoming, domain, link)) return
     pending.later(res, head, async () => {
       const loadedDomain = domain ?? (await cache.loadDomain(incoming.host))

@@ -1,7 +1,8 @@
-import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads"
+import { parentPort, workerData } from "node:worker_threads"
 import { type FromHttpWorker, ToHttpWorker } from "../../shared/engine/httpWorkerMessages.ts"
 import { installConsoleLogging } from "../../shared/logging/installLogging.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
+import { blockOnPort, remoteBlockingSource } from "../cache/blockingMiss.ts"
 import { LinkCache } from "../cache/linkCache.ts"
 import { makeGeoLookup } from "../geo/geo.ts"
 import { startEngineServer } from "../http/server.ts"
@@ -24,26 +25,11 @@ const port = parentPort!
 const send = (message: FromHttpWorker) => port.postMessage(message)
 const receive = receiver("engine HTTP worker", ToHttpWorker)
 
-const answered = new Int32Array(options.answered)
-/**
- * Blocks this thread until `done()` or `budgetMs` passed. What the main thread sends meanwhile is
- * taken from the port and handled here, in order (change events included), instead of by the
- * event loop, which does not run while this waits.
- */
-const block = (done: () => boolean, budgetMs: number): boolean => {
-  const deadline = performance.now() + budgetMs
-  while (true) {
-    // Read before draining: an answer posted after the drain moves it on, so the wait returns at once.
-    const seen = Atomics.load(answered, 0)
-    for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port)) handle(next.message)
-    if (done()) return true
-    const left = deadline - performance.now()
-    if (left <= 0) return false
-    Atomics.wait(answered, 0, seen, left)
-  }
-}
-const source = new RemoteSource((call) => send({ type: "source", call }), block)
-const cache = new LinkCache(source, options.cache)
+const source = new RemoteSource((call) => send({ type: "source", call }))
+// A miss answered before its request handler returns: this thread blocks for the main thread's
+// answer, handling what else it sends meanwhile (engine/cache/blockingMiss.ts).
+const blocking = remoteBlockingSource(source, blockOnPort(port, new Int32Array(options.answered), handle))
+const cache = new LinkCache(source, options.cache, blocking)
 cache.setBusState(options.busState)
 const answers = new AnswerCounts()
 const clicks = new ClickForwarder((batch) => send({ type: "clicks", clicks: batch }))

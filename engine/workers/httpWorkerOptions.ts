@@ -12,7 +12,7 @@ export interface HttpWorkerOptions {
   readonly cache: CacheOptions
   /**
    * One Int32 the main thread adds to, and notifies, after each answer to this worker's cache:
-   * what a worker blocking for an answer (RemoteSource.linkNow) waits on.
+   * what a worker blocking for an answer (engine/cache/blockingMiss.ts) waits on.
    */
   readonly answered: SharedArrayBuffer
   /** The bus's state when the worker starts; changes follow as messages. */

@@ -285,7 +285,7 @@ export class HttpWorkers {
     const signal = this.answeredSignals.get(worker)
     const reply = (message: ToHttpWorker) => {
       worker.postMessage(message)
-      // The worker may be blocked waiting for this answer (RemoteSource.linkNow): wake it.
+      // The worker may be blocked waiting for this answer (engine/cache/blockingMiss.ts): wake it.
       if (signal !== undefined) {
         Atomics.add(signal, 0, 1)
         Atomics.notify(signal, 0)

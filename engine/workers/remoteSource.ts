@@ -1,8 +1,7 @@
-import type { SourceCall, ToHttpWorker } from "../../shared/engine/httpWorkerMessages.ts"
+import type { SourceAnswer, SourceCall } from "../../shared/engine/httpWorkerMessages.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
+import type { SourceCalls } from "../cache/blockingMiss.ts"
 import type { LinkSource } from "../cache/linkSource.ts"
-
-type SourceAnswer = Extract<ToHttpWorker, { type: "link" | "links" | "domain" | "slugs" | "sourceFailed" | "lastKnownLink" | "lastKnownDomain" }>
 
 interface Waiting {
   readonly answer: (message: SourceAnswer) => void
@@ -15,64 +14,39 @@ interface Waiting {
  * treats as any failed query (last known answer, or 503). A domain's slugs stream back in chunks.
  * The main thread also keeps the last answer any worker got for each key: the cache asks for it
  * when the database fails and it has none of its own (another worker may have known the key).
- *
- * `linkNow` and `domainNow` wait for the answer by blocking the worker (`block`: the main thread
- * wakes it after each answer), so a miss can be answered before its request handler returns.
+ * The same calls answered by blocking the worker: `post` for engine/cache/blockingMiss.ts.
  */
-export class RemoteSource implements LinkSource {
+export class RemoteSource implements LinkSource, SourceCalls {
   private nextId = 0
   private readonly waiting = new Map<number, Waiting>()
 
-  /**
-   * `block(answered, budgetMs)` blocks this thread, handling what the main thread sends meanwhile,
-   * until `answered()` or the budget is spent; true when answered.
-   */
-  constructor(
-    private readonly send: (call: SourceCall) => void,
-    private readonly block: (answered: () => boolean, budgetMs: number) => boolean
-  ) {}
+  constructor(private readonly send: (call: SourceCall) => void) {}
 
   /** An answer from the main thread; one for a call that was given up on is ignored. */
   answer(message: SourceAnswer): void {
     this.waiting.get(message.id)?.answer(message)
   }
 
-  private ask<T>(call: (id: number) => SourceCall, read: (message: SourceAnswer) => T): Promise<T> {
+  /** One call, with a fresh id; `answer` gets its one answer. */
+  readonly post = (call: (id: number) => SourceCall, answer: (message: SourceAnswer) => void): void => {
     const id = this.nextId++
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, {
-        answer: (message) => {
-          this.waiting.delete(id)
-          if (message.type === "sourceFailed") reject(new Error(message.error))
-          else resolve(read(message))
-        }
-      })
-      this.send(call(id))
-    })
-  }
-
-  /** One call answered before returning; undefined when no answer came within the budget (a later one is dropped). */
-  private askNow<T>(call: (id: number) => SourceCall, read: (message: SourceAnswer) => T, budgetMs: number): T | undefined {
-    const id = this.nextId++
-    let answer: SourceAnswer | undefined
     this.waiting.set(id, {
       answer: (message) => {
         this.waiting.delete(id)
-        answer = message
+        answer(message)
       }
     })
     this.send(call(id))
-    if (!this.block(() => answer !== undefined, budgetMs)) return undefined
-    const received = answer!
-    if (received.type === "sourceFailed") throw new Error(received.error)
-    return read(received)
   }
 
-  readonly linkNow = (host: string, slug: string, budgetMs: number): LinkRecord | null | undefined =>
-    this.askNow((id) => ({ type: "link", id, host, slug }), (m) => (m.type === "link" ? m.record : null), budgetMs)
-
-  readonly domainNow = (host: string, budgetMs: number): DomainRecord | null | undefined =>
-    this.askNow((id) => ({ type: "domain", id, host }), (m) => (m.type === "domain" ? m.record : null), budgetMs)
+  private ask<T>(call: (id: number) => SourceCall, read: (message: SourceAnswer) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.post(call, (message) => {
+        if (message.type === "sourceFailed") reject(new Error(message.error))
+        else resolve(read(message))
+      })
+    )
+  }
 
   readonly link = (host: string, slug: string): Promise<LinkRecord | null> =>
     this.ask((id) => ({ type: "link", id, host, slug }), (m) => (m.type === "link" ? m.record : null))

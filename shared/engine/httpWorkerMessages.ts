@@ -83,6 +83,9 @@ export const ToHttpWorker = Schema.Union([
 ])
 export type ToHttpWorker = typeof ToHttpWorker.Type
 
+/** The main thread's answers to a worker's SourceCall. */
+export type SourceAnswer = Extract<ToHttpWorker, { type: "link" | "links" | "domain" | "slugs" | "sourceFailed" | "lastKnownLink" | "lastKnownDomain" }>
+
 /** From a worker to the main thread. */
 export const FromHttpWorker = Schema.Union([
   Schema.Struct({ type: Schema.Literal("listening"), port: Schema.Int }),

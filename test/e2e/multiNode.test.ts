@@ -19,7 +19,7 @@ type Engine = Awaited<ReturnType<typeof startEngineProcess>>
 const VISITS_PER_ENGINE = 15
 
 /**
- * The scale-out on one machine, as README "Topologies" describes it: two controls and three
+ * The scale-out on one machine, as docs/operations.md#topologies describes it: two controls and three
  * engines on one PostgreSQL and one NATS, sharing the clicks directory. Traffic goes through
  * every engine and API calls through both controls: every click is counted once whichever control
  * answers, every change made through either control reaches every engine, and the rate limits

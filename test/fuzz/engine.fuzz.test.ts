@@ -96,7 +96,7 @@ const knownHost = fc.record({
 })
 
 /**
- * What a Host header names for the engine (the README's rules, restated here): the port, one
+ * What a Host header names for the engine (docs/architecture.md#what-goes-out, restated here): the port, one
  * trailing dot and the case do not count; a name is labels of letters, digits, `-` and `_`; an
  * IPv6 literal is an address; anything else is invalid. A name not looked up before is "random".
  */

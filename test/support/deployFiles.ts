@@ -1,28 +1,38 @@
 /**
  * Readers for the deployment files and the configuration reference, as test/unit/compose.test.ts
- * compares them: the README's Configuration table, the Dockerfile, .dockerignore and the services
- * of compose.yaml. Each reads only the syntax those files use, and throws on anything else rather
- * than let a check pass on nothing.
+ * compares them: the tables of docs/configuration.md, the Dockerfile, .dockerignore and the
+ * services of compose.yaml. Each reads only the syntax those files use, and throws on anything
+ * else rather than let a check pass on nothing.
  */
 
-/** A row of the README's Configuration table: `| \`VAR\` | default | meaning |`. */
+/** A row of a configuration table: `| \`VAR\` | default | meaning |`. */
 export interface ConfigurationRow {
   readonly variable: string
   readonly default: string
   readonly meaning: string
 }
 
-/** The rows of the table under the `### Configuration` heading of the README. */
-export const configurationTable = (readme: string): Array<ConfigurationRow> => {
-  const lines = readme.split("\n")
-  const start = lines.findIndex((line) => line.trim() === "### Configuration")
-  if (start < 0) throw new Error("README has no '### Configuration' section")
+const CONFIGURATION_HEADER = /^\| Variable \| Default \| Meaning \|$/
+
+/**
+ * The rows of every `| Variable | Default | Meaning |` table of a document (docs/configuration.md
+ * groups the variables in several). A row of such a table that is not `| \`NAME\` | … | … |`
+ * throws: a variable written another way would otherwise drop out of every check.
+ */
+export const configurationTable = (doc: string): Array<ConfigurationRow> => {
+  const lines = doc.split("\n").map((line) => line.trim())
   const rows: Array<ConfigurationRow> = []
-  for (const line of lines.slice(start + 1)) {
-    if (/^#{1,3} /.test(line)) break
-    const row = /^\| `([A-Z][A-Z0-9_]*)` \| (.*?) \| (.*) \|$/.exec(line.trim())
-    if (row !== null) rows.push({ variable: row[1], default: row[2].trim(), meaning: row[3].trim() })
+  let tables = 0
+  for (let i = 0; i < lines.length; i++) {
+    if (!CONFIGURATION_HEADER.test(lines[i])) continue
+    tables++
+    for (let j = i + 2; j < lines.length && lines[j].startsWith("|"); j++) {
+      const row = /^\| `([A-Z][A-Z0-9_]*)` \| (.*?) \| (.*) \|$/.exec(lines[j])
+      if (row === null) throw new Error(`configuration table row not understood: ${lines[j]}`)
+      rows.push({ variable: row[1], default: row[2].trim(), meaning: row[3].trim() })
+    }
   }
+  if (tables === 0) throw new Error("no '| Variable | Default | Meaning |' table")
   return rows
 }
 

@@ -27,16 +27,16 @@ import {
 } from "../support/deployFiles.ts"
 
 /**
- * The Dockerfile and compose.yaml against the configuration reference (the README's Configuration
- * table) and against what the code reads (shared/config.ts): no image can be built or pulled
- * where the tests run, so this is what can be checked of them. Also keeps the table itself true
- * to loadConfig.
+ * The Dockerfile and compose.yaml against the configuration reference (the tables of
+ * docs/configuration.md) and against what the code reads (shared/config.ts): no image can be
+ * built or pulled where the tests run, so this is what can be checked of them. Also keeps the
+ * tables themselves true to loadConfig.
  */
 
 const root = path.resolve(import.meta.dirname, "../..")
 const read = (file: string) => readFileSync(path.join(root, file), "utf8")
 
-const table = configurationTable(read("README.md"))
+const table = configurationTable(read("docs/configuration.md"))
 const documented = new Set(table.map((row) => row.variable))
 const configSource = read("shared/config.ts")
 const stages = dockerStages(read("Dockerfile"))
@@ -91,7 +91,7 @@ const filesUnder = (dir: string): Array<string> =>
 const sourcesMention = (dir: string, text: string) =>
   filesUnder(dir).some((file) => file.endsWith(".ts") && read(file).includes(text))
 
-describe("the README's Configuration table", () => {
+describe("the configuration reference (docs/configuration.md)", () => {
   it("lists every variable loadConfig reads, and no other", () => {
     const readByCode = variablesReadBy(configSource)
     expect(readByCode.length).toBeGreaterThan(20)

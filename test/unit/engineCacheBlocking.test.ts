@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { type CacheOptions, LinkCache, MISSING } from "../../engine/cache/linkCache.ts"
+import type { BlockingSource } from "../../engine/cache/blockingMiss.ts"
 import type { LinkSource } from "../../engine/cache/linkSource.ts"
 import type { DomainRecord, LinkRecord } from "../../shared/links/linkRecord.ts"
 import { linkRecord as baseRecord } from "../support/linkRecord.ts"
 
 /**
- * Misses answered before the request handler returns (LinkCache.loadLinkNow / loadDomainNow): an
+ * Misses answered before the request handler returns (engine/cache/blockingMiss.ts, through LinkCache.loadLinkNow / loadDomainNow): an
  * HTTP worker blocks for the main thread's query so that a request pipelined behind the miss is
  * answered too. A fake source whose blocking calls answer, time out, fail, or see change events
  * arrive while they wait; a fake clock for the blocking budget.
@@ -42,19 +43,19 @@ const setup = (options: { blocking?: boolean; behaviour?: Behaviour; msPerCall?:
       calls.link++
       return failAsync ? Promise.reject(new Error("connect ECONNREFUSED")) : Promise.resolve(null)
     },
-    domain: () => Promise.resolve(domain),
-    ...(options.blocking === false ? {} : {
-      linkNow: () => {
-        calls.linkNow++
-        return blockingAnswer(behaviour)
-      },
-      domainNow: () => {
-        calls.domainNow++
-        return blockingAnswer<DomainRecord>(domain)
-      }
-    })
+    domain: () => Promise.resolve(domain)
   }
-  cache = new LinkCache(source, OPTIONS)
+  const blocking: BlockingSource | undefined = options.blocking === false ? undefined : {
+    linkNow: () => {
+      calls.linkNow++
+      return blockingAnswer(behaviour)
+    },
+    domainNow: () => {
+      calls.domainNow++
+      return blockingAnswer<DomainRecord>(domain)
+    }
+  }
+  cache = new LinkCache(source, OPTIONS, blocking)
   return {
     cache,
     calls,
