@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
 import * as path from "node:path"
-import { connect, Events, type NatsConnection, type ObjectStore } from "nats"
+import { connect, Events, type JetStreamManager, type NatsConnection, type ObjectStore } from "nats"
 import { natsServer } from "../bus/natsServer.ts"
 
 /**
@@ -51,11 +51,20 @@ export const fileSha256 = async (file: string): Promise<Buffer | undefined> => {
   return hash.digest()
 }
 
+/** The stream behind an object store bucket, and the subject of an object's metadata (nats.js's layout). */
+export const streamOfBucket = (bucket: string) => `OBJ_${bucket}`
+export const metaSubjectOf = (bucket: string, name: string) => {
+  const encoded = Buffer.from(name).toString("base64url")
+  return `$O.${bucket}.M.${encoded}${"=".repeat((4 - (encoded.length % 4)) % 4)}`
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface ClickBucketConnection {
   /** The bucket, once NATS has been reached and the bucket opened (or created); waits until then. */
   readonly bucket: () => Promise<ObjectStore>
+  /** JetStream's management API on the same connection, once the bucket is open. */
+  readonly manager: () => Promise<JetStreamManager>
   /** Called at each reconnection to NATS (a watch may have missed what happened meanwhile). */
   readonly onReconnect: (listener: () => void) => void
   readonly close: () => Promise<void>
@@ -108,6 +117,10 @@ export const clickBucketConnection = (options: ClickBucketOptions, who: string):
   void open()
   return {
     bucket: () => ready,
+    manager: async () => {
+      await ready
+      return nc!.jetstreamManager()
+    },
     onReconnect: (listener) => void reconnectListeners.add(listener),
     close: async () => {
       closed = true

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bucketPublisher } from "../../control/analytics/bucketPublisher.ts"
 import { startMirror, type RunningMirror } from "../../control/analytics/ClickMirrorJob.ts"
 import { compactClicks } from "../../control/analytics/compaction.ts"
+import { sweepDeletions } from "../../control/analytics/deletionSweep.ts"
 import { SegmentUploader } from "../../engine/clicks/segmentUploader.ts"
 import { type ClickBucketConnection, clickBucketConnection } from "../../shared/clicks/clickBucket.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
@@ -151,6 +152,29 @@ describe("clicks through a JetStream object store", () => {
     expect(seen.filter((count) => count !== TOTAL)).toEqual([])
     expect(await countIn(a)).toBe(TOTAL)
   }, 60_000)
+
+  it("purges the markers of deleted objects once old enough, and only those", async () => {
+    const store = await connection.bucket()
+    const history = async () => {
+      const seen: Array<{ name: string; deleted: boolean }> = []
+      const watch = await store.watch({ includeHistory: true })
+      for await (const info of watch) {
+        if (info === null) break
+        seen.push({ name: info.name, deleted: info.deleted })
+      }
+      watch.stop()
+      return seen
+    }
+    const before = await history()
+    const markers = before.filter((o) => o.deleted).length
+    expect(markers).toBeGreaterThanOrEqual(DAYS * HOURS_PER_DAY * FILES_PER_HOUR)
+    // Not old enough: kept.
+    expect(await sweepDeletions(store, await connection.manager(), bucket, 3_600_000, Date.now())).toBe(0)
+    expect(await sweepDeletions(store, await connection.manager(), bucket, 0, Date.now())).toBe(markers)
+    const after = await history()
+    expect(after.filter((o) => o.deleted)).toEqual([])
+    expect(after.map((o) => o.name).sort()).toEqual(before.filter((o) => !o.deleted).map((o) => o.name).sort())
+  })
 
   it("brings a mirror started afterwards to the same files from the bucket alone", async () => {
     const c = path.join(root, "control-c")
