@@ -101,7 +101,8 @@ export const clickBucketConnection = (options: ClickBucketOptions, who: string):
           nc = await connect({ servers, ...credentials, name: who, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2_000 })
           void followStatus(nc)
         }
-        if (closed) break
+        // Closed while connecting: close() found no connection to close.
+        if (closed) return void (await nc.close().catch(() => {}))
         // Creates the bucket the first time; its replicas are fixed then (a stream's are changed by an operator).
         const store = await nc.jetstream({ timeout: 10_000 }).views.os(options.bucket, { replicas: options.replicas })
         if (failing) console.log(`${who}: click bucket ${options.bucket} reached on NATS at ${shown}`)
