@@ -10,6 +10,8 @@ import { DomainRepositoryLayer } from "./domains/DomainRepository.ts"
 import { DomainCheckJob, DomainVerifierLayer } from "./domains/DomainVerifier.ts"
 import { ClickStoreLayer } from "./analytics/ClickStore.ts"
 import { CompactionJob } from "./analytics/CompactionJob.ts"
+import { ClickBucketLayer } from "./analytics/ClickBucket.ts"
+import { ClickMirrorJob } from "./analytics/ClickMirrorJob.ts"
 import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { ControlAdminServerLayer } from "./http/adminServer.ts"
@@ -142,7 +144,12 @@ export const CoreLayer = (config: RicochetConfig) => {
     databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer
   )
   const domains = Layer.provideMerge(DomainRepositoryLayer, base)
-  return Layer.mergeAll(domains, DomainVerifierLayer.pipe(Layer.provide(domains)), ClickStoreLayer.pipe(Layer.provide(base)))
+  return Layer.mergeAll(
+    domains,
+    DomainVerifierLayer.pipe(Layer.provide(domains)),
+    ClickStoreLayer.pipe(Layer.provide(base)),
+    ClickBucketLayer.pipe(Layer.provide(base))
+  )
 }
 
 /**
@@ -152,7 +159,7 @@ export const CoreLayer = (config: RicochetConfig) => {
  */
 export const ControlParts = (config: RicochetConfig) => {
   const startup = Layer.mergeAll(
-    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob,
+    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob, ClickMirrorJob,
     ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
     LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
   )

@@ -74,9 +74,12 @@ export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const bus = yield* ChangeBus
   const engineId = config.engineId ?? `${hostname()}-${config.enginePort}`
+  const spoolDir = path.join(config.spoolDir, engineId)
   const spool = {
-    spoolDir: path.join(config.spoolDir, engineId),
-    clicksDir: config.clicksDir,
+    spoolDir,
+    // With the bucket transport the Parquet files wait in an outbox of this engine's own (locked
+    // with its spool) until the bucket has them; controls keep their clicks directories to themselves.
+    clicksDir: config.clicksTransport === "bucket" ? path.join(spoolDir, "outbox") : config.clicksDir,
     engineId,
     fsyncMs: config.spoolFsyncMs,
     rollMs: config.rollSeconds * 1000,

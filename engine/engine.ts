@@ -23,7 +23,7 @@ export interface EngineDeps {
   readonly sql: Sql
   readonly bus: Bus
   /** Where the click writer thread keeps its spool and writes Parquet. */
-  readonly spool: Omit<SpoolOptions, "duck">
+  readonly spool: Omit<SpoolOptions, "duck" | "refuse" | "onRolled">
   /** The process's own series on this engine's /metrics: when no control runs in the process. */
   readonly processMetrics?: boolean
 }
@@ -86,7 +86,10 @@ export const startEngine = async ({ config, sql, bus, spool, processMetrics: wit
     unsubscribeState()
   }
 
-  const clicks = await ClickChannel.start({ spool, secret, geoHeader: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
+  const upload = config.clicksTransport === "bucket" && config.natsUrl !== undefined
+    ? { natsUrl: config.natsUrl, bucket: config.clicksBucket, replicas: config.clicksReplicas, budgetBytes: config.clicksOutboxBytes }
+    : undefined
+  const clicks = await ClickChannel.start({ spool, upload, secret, geoHeader: config.geoHeader, countryDatabase: countryDb, cityDatabase: config.geoipCityDb })
   const statusText = (total: WorkerStats, each: ReadonlyArray<WorkerStats>) => JSON.stringify(statusOf(total, busState.connected, clicks, each))
   const processWide = withProcess ? processMetrics() : () => ""
   let admin: Awaited<ReturnType<typeof startAdminServer>>

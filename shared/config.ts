@@ -80,6 +80,18 @@ export interface RicochetConfig {
   /** What the engine keeps in memory while its spool's disk refuses writes; beyond it clicks are dropped (counted). */
   readonly spoolBufferClicks: number
   readonly spoolBufferMegabytes: number
+  /**
+   * How Parquet click files travel from engines to controls: `directory` (engines write into
+   * `clicksDir`, which controls read: one machine, or a shared volume) or `bucket` (engines put
+   * each sealed file into a NATS JetStream object store and controls mirror it into their own
+   * `clicksDir`; no shared path). The bucket is never chosen by default (see clicksTransport).
+   */
+  readonly clicksTransport: "directory" | "bucket"
+  /** Bucket transport: the object store's name and its replicas (3 in a three-node cluster). */
+  readonly clicksBucket: string
+  readonly clicksReplicas: number
+  /** Bucket transport: bytes of sealed files an engine keeps waiting for the bucket; beyond it new clicks are refused (counted dropped). */
+  readonly clicksOutboxBytes: number
   /** Control: how often finished hours are compacted, and how long an hour settles first. */
   readonly compactSeconds: number
   readonly compactSettleSeconds: number
@@ -232,6 +244,34 @@ const engineId = (env: Env, name: string): string | undefined => {
   return raw
 }
 
+/**
+ * RICOCHET_CLICKS_TRANSPORT, `directory` unless set: an installation that adds NATS for the change
+ * bus keeps its clicks where they were, and one bucket is never filled by installations that only
+ * happen to share a NATS server. `bucket` needs NATS_URL.
+ */
+const clicksTransport = (env: Env, name: string, natsUrl: string | undefined): "directory" | "bucket" => {
+  const raw = nonEmpty(env, name)?.toLowerCase()
+  if (raw === undefined || raw === "directory") return "directory"
+  if (raw !== "bucket") throw new ConfigError(name, `must be directory or bucket (got ${JSON.stringify(raw)})`)
+  if (natsUrl === undefined) throw new ConfigError(name, "is bucket, which needs NATS_URL (a NATS server with JetStream)")
+  return raw
+}
+
+/** A JetStream object store name: letters, digits, '-' and '_'. */
+const bucketName = (env: Env, name: string, fallback: string): string => {
+  const raw = nonEmpty(env, name) ?? fallback
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError(name, `must be 1 to 64 letters, digits, '-' or '_' (got ${JSON.stringify(raw)})`)
+  return raw
+}
+
+/** JetStream keeps 1 to 5 replicas of a stream. */
+const replicas = (env: Env, name: string, fallback: number): number => {
+  const raw = nonEmpty(env, name)
+  if (raw === undefined) return fallback
+  if (!/^[1-5]$/.test(raw)) throw new ConfigError(name, `must be a whole number from 1 to 5 (got ${JSON.stringify(raw)})`)
+  return Number(raw)
+}
+
 const ipv4 = (env: Env, name: string): string | undefined => {
   const raw = nonEmpty(env, name)
   if (raw !== undefined && !IPV4.test(raw)) throw new ConfigError(name, `must be an IPv4 address (got ${JSON.stringify(raw)})`)
@@ -268,6 +308,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
   const listenHost = nonEmpty(env, "RICOCHET_LISTEN_HOST") ?? "0.0.0.0"
   const dataDir = path.resolve(nonEmpty(env, "RICOCHET_DATA_DIR") ?? "./data")
   const enginePort = port(env, "RICOCHET_ENGINE_PORT", 8080)
+  const natsUrl = url(env, "NATS_URL", ["nats", "tls", "ws", "wss"])
   return {
     dataDir,
     apiPort: port(env, "RICOCHET_API_PORT", 3000),
@@ -282,7 +323,7 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     linkPort: local && enginePort !== 80 && enginePort !== 0 ? enginePort : undefined,
     databaseUrl,
     databaseTimeoutSeconds: positiveNumber(env, "RICOCHET_DB_TIMEOUT_SECONDS", 5),
-    natsUrl: url(env, "NATS_URL", ["nats", "tls", "ws", "wss"]),
+    natsUrl,
     trustProxy: bool(env, "RICOCHET_TRUST_PROXY"),
     logFormat: logFormat(env, "RICOCHET_LOG_FORMAT"),
     accessLog: bool(env, "RICOCHET_ACCESS_LOG"),
@@ -309,6 +350,10 @@ export const loadConfig = (env: Env = process.env): RicochetConfig => {
     rollSeconds: positiveNumber(env, "RICOCHET_ROLL_SECONDS", 2),
     spoolBufferClicks: positiveInteger(env, "RICOCHET_SPOOL_BUFFER_CLICKS", 200_000),
     spoolBufferMegabytes: positiveNumber(env, "RICOCHET_SPOOL_BUFFER_MB", 128),
+    clicksTransport: clicksTransport(env, "RICOCHET_CLICKS_TRANSPORT", natsUrl),
+    clicksBucket: bucketName(env, "RICOCHET_CLICKS_BUCKET", "ricochet-clicks"),
+    clicksReplicas: replicas(env, "RICOCHET_CLICKS_REPLICAS", 1),
+    clicksOutboxBytes: Math.floor(positiveNumber(env, "RICOCHET_CLICKS_OUTBOX_MB", 1024) * 1024 * 1024),
     compactSeconds: positiveNumber(env, "RICOCHET_COMPACT_SECONDS", 300),
     compactSettleSeconds: nonNegativeNumber(env, "RICOCHET_COMPACT_SETTLE_SECONDS", 600),
     webhooksAllowLoopback: bool(env, "RICOCHET_WEBHOOKS_ALLOW_LOOPBACK"),

@@ -4,7 +4,10 @@ import { Configuration } from "../../shared/config.ts"
 import { openPostgres } from "../../shared/db/client.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { PLAN_LIMITS } from "../kernel/plans.ts"
+import { bucketPublisher, type ClickFilePublisher } from "./bucketPublisher.ts"
+import { ClickBucket } from "./ClickBucket.ts"
 import { ClickStore } from "./ClickStore.ts"
+import { sweepDeletions } from "./deletionSweep.ts"
 import { applyRetention, compactClicks } from "./compaction.ts"
 
 /**
@@ -16,6 +19,9 @@ import { applyRetention, compactClicks } from "./compaction.ts"
 export class CompactionFailed extends Data.TaggedError("CompactionFailed")<{ readonly cause: unknown }> {}
 
 const COMPACTION_LOCK = 7_342_004
+/** Deletion markers in the click bucket are purged once a day old, looked for once an hour (deletionSweep.ts). */
+const MARKER_AGE_MS = 24 * 3_600_000
+const SWEEP_EVERY_MS = 3_600_000
 const longestHistoryDays = Math.max(...Object.values(PLAN_LIMITS).map((l) => l.analyticsHistoryDays))
 
 /**
@@ -26,10 +32,24 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
   const config = yield* Configuration
   const store = yield* ClickStore
   const { kind } = yield* Database
+  const { connection } = yield* ClickBucket
+  /** With the bucket transport, the bucket (a pass waits for NATS a moment, then fails and is retried). */
+  const publisher = async (): Promise<ClickFilePublisher | undefined> => {
+    if (connection === undefined) return undefined
+    const bucket = await Promise.race([connection.bucket(), new Promise<undefined>((resolve) => setTimeout(resolve, 5_000))])
+    if (bucket === undefined) throw new Error("the click bucket is not reachable (NATS away)")
+    return bucketPublisher(bucket, store.clicksDir)
+  }
+  let sweptAt = 0
   const compact = async () => {
     const now = Date.now()
-    await compactClicks(store.clicksDir, store.run, now, { settleMs: config.compactSettleSeconds * 1000 })
-    await applyRetention(store.clicksDir, longestHistoryDays, now)
+    const through = await publisher()
+    await compactClicks(store.clicksDir, store.run, now, { settleMs: config.compactSettleSeconds * 1000, publisher: through })
+    await applyRetention(store.clicksDir, longestHistoryDays, now, through)
+    if (connection !== undefined && now - sweptAt >= SWEEP_EVERY_MS) {
+      await sweepDeletions(await connection.bucket(), await connection.manager(), config.clicksBucket, MARKER_AGE_MS, now)
+      sweptAt = now
+    }
   }
   // The embedded database is one process and one connection: no other compactor, and no
   // connection to hold for the length of a pass.

@@ -13,6 +13,7 @@ import {
   readManifest
 } from "../../shared/clicks/files.ts"
 import { copyToParquet, quote } from "../../shared/clicks/parquet.ts"
+import type { ClickFilePublisher } from "./bucketPublisher.ts"
 import { dayFileOfRollup, isRollupFile, rollupOf, writeRollup } from "./rollup.ts"
 
 const HOUR = 3_600_000
@@ -44,15 +45,27 @@ const isDayFile = (name: string) => name.startsWith("day-") && name.endsWith(".p
 
 const ageOf = async (file: string, nowMs: number) => nowMs - (await stat(file)).mtimeMs
 
-/** One sorted file from `sources`, written under a temporary name and renamed into place. */
-const merge = (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string) =>
+/**
+ * One sorted file from `sources`, written under a temporary name and renamed into place (and put
+ * into the click bucket, if there is one: no manifest names it yet, so it counts nowhere before
+ * the manifest that does).
+ */
+const merge = async (run: (sql: string) => Promise<void>, sources: ReadonlyArray<string>, target: string, publisher: ClickFilePublisher | undefined) => {
   // hive_partitioning off: the date=/hour= directory names must not become columns of the file.
-  copyToParquet({ run }, `SELECT * FROM read_parquet([${sources.map(quote).join(", ")}], hive_partitioning = false)`, target, { sort: true })
+  await copyToParquet({ run }, `SELECT * FROM read_parquet([${sources.map(quote).join(", ")}], hive_partitioning = false)`, target, { sort: true })
+  await publisher?.put(target)
+}
 
-const writeAtomically = async (file: string, content: unknown, nowMs: number) => {
+/** A manifest switched atomically; with a click bucket, there first (so no control ever has it before the bucket does). */
+const writeAtomically = async (file: string, content: unknown, nowMs: number, publisher: ClickFilePublisher | undefined) => {
   const temporary = `${file}.${nowMs}.tmp`
-  await writeFile(temporary, JSON.stringify(content))
-  await rename(temporary, file)
+  try {
+    await writeFile(temporary, JSON.stringify(content))
+    await publisher?.put(temporary, file)
+    await rename(temporary, file)
+  } finally {
+    await rm(temporary, { force: true })
+  }
 }
 
 /**
@@ -67,14 +80,23 @@ export const compactClicks = async (
   clicksDir: string,
   run: (sql: string) => Promise<void>,
   nowMs: number,
-  options: { readonly settleMs?: number; readonly graceMs?: number; readonly rollupCatchUpDays?: number } = {}
+  options: {
+    readonly settleMs?: number
+    readonly graceMs?: number
+    readonly rollupCatchUpDays?: number
+    /** The click bucket transport: what the pass writes and removes goes through the bucket first (bucketPublisher.ts). */
+    readonly publisher?: ClickFilePublisher
+  } = {}
 ): Promise<CompactionResult> => {
+  const publisher = options.publisher
   const settle = options.settleMs ?? SETTLE_MS
   const grace = options.graceMs ?? REPLACED_GRACE_MS
   let catchUps = options.rollupCatchUpDays ?? ROLLUP_CATCH_UP_DAYS
   let merged = 0
   let removed = 0
   const remove = async (file: string) => {
+    // From the bucket first: removed here only, every mirror would still count it.
+    await publisher?.remove(file)
     await rm(file, { force: true })
     removed++
   }
@@ -108,9 +130,9 @@ export const compactClicks = async (
       if (!hourSettled(date, hourName)) continue
       if (view.length <= 1 && (view.length === 0 || isMergedFile(view[0]))) continue
       const name = `merged-${nowMs}.parquet`
-      await merge(run, view.map((f) => path.join(hourDir, f)), path.join(hourDir, name))
+      await merge(run, view.map((f) => path.join(hourDir, f)), path.join(hourDir, name), publisher)
       const replaced = [...new Set([...(manifest?.replaced ?? []), ...view.filter((f) => !isMergedFile(f))])]
-      await writeAtomically(path.join(hourDir, MANIFEST), { merged: [name], replaced }, nowMs)
+      await writeAtomically(path.join(hourDir, MANIFEST), { merged: [name], replaced }, nowMs, publisher)
       merged++
     }
 
@@ -146,25 +168,27 @@ export const compactClicks = async (
       ...dayHours.flatMap((hourName, i) => perHour[i].map((f) => path.join(dateDir, hourName, f)))
     ]
     const name = `day-${nowMs}.parquet`
-    await merge(run, sources, path.join(dateDir, name))
+    await merge(run, sources, path.join(dateDir, name), publisher)
     // Before the manifest names the day file: a listed day file always has its rollup.
     await writeRollup({ run }, path.join(dateDir, name))
+    await publisher?.put(rollupOf(path.join(dateDir, name))!)
     const replaced: Record<string, ReadonlyArray<string>> = { ...day?.replaced }
     dayHours.forEach((hourName, i) => {
       replaced[hourName] = [...new Set([...(day?.replaced[hourName] ?? []), ...perHour[i]])]
     })
-    await writeAtomically(path.join(dateDir, DAY_MANIFEST), { merged: [name], replaced } satisfies DayManifest, nowMs)
+    await writeAtomically(path.join(dateDir, DAY_MANIFEST), { merged: [name], replaced } satisfies DayManifest, nowMs, publisher)
     merged++
   }
   return { merged, removed }
 }
 
 /** Removes days older than the longest analytics history any plan has. */
-export const applyRetention = async (clicksDir: string, keepDays: number, nowMs: number): Promise<number> => {
+export const applyRetention = async (clicksDir: string, keepDays: number, nowMs: number, publisher?: ClickFilePublisher): Promise<number> => {
   const cutoff = new Date(nowMs - (keepDays + 1) * DAY).toISOString().slice(0, 10)
   let removed = 0
   for (const { dir, date } of await listDateDirs(clicksDir, 0, nowMs)) {
     if (date < cutoff) {
+      await publisher?.removeDate(dir)
       await rm(dir, { recursive: true, force: true })
       removed++
     }

@@ -29,6 +29,23 @@ const domainChecks = Metric.counter("ricochet_control_domain_checks_total", {
 export const countDomainCheck = (result: (typeof DOMAIN_CHECK_RESULTS)[number]) =>
   Metric.update(Metric.withAttributes(domainChecks, { result }), 1)
 
+/**
+ * With the click bucket transport: objects the mirror applied to this control's clicks directory
+ * (`downloaded`, `removed`), and whether it follows the bucket live (its history applied).
+ */
+export const CLICK_MIRROR_CHANGES = ["downloaded", "removed"] as const
+const clickMirrorFiles = Metric.counter("ricochet_control_click_mirror_files_total", {
+  description: "Click bucket objects the mirror applied to this control's clicks directory since start, by change",
+  incremental: true
+})
+const clickMirrorFollowing = Metric.gauge("ricochet_control_click_mirror_following", {
+  description: "1 while the click mirror follows the bucket live (its history applied); 0 while it starts, catches up or cannot reach NATS"
+})
+
+export const countClickMirrorChange = (change: (typeof CLICK_MIRROR_CHANGES)[number], count: number) =>
+  Metric.update(Metric.withAttributes(clickMirrorFiles, { change }), count)
+export const setClickMirrorFollowing = (following: boolean) => Metric.update(clickMirrorFollowing, following ? 1 : 0)
+
 /** Seconds: from a millisecond API answer to the database deadline and past it. */
 const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 

@@ -17,14 +17,16 @@ const MAX_BACKLOG = 200_000
 const RESTART_MS = 1_000
 const CLOSE_TIMEOUT_MS = 10_000
 
-const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0, pending: 0, unrolled: 0 }, dropped: 0 }
+const ZERO: ClickCounts = { clicks: { people: 0, agent: 0, bot: 0 }, sink: { acknowledged: 0, rolled: 0, pending: 0, unrolled: 0 }, outbox: { files: 0, bytes: 0, uploaded: 0 }, dropped: 0 }
 /**
- * Totals over writers; `pending` and `unrolled` are the latest writer's alone (a writer that ended
- * waits for nothing, and its restarted successor counts the segments it left).
+ * Totals over writers; `pending`, `unrolled` and the outbox's files and bytes are the latest
+ * writer's alone (a writer that ended waits for nothing, and its restarted successor counts the
+ * segments and files it left).
  */
 const add = (a: ClickCounts, b: ClickCounts): ClickCounts => ({
   clicks: { people: a.clicks.people + b.clicks.people, agent: a.clicks.agent + b.clicks.agent, bot: a.clicks.bot + b.clicks.bot },
   sink: { acknowledged: a.sink.acknowledged + b.sink.acknowledged, rolled: a.sink.rolled + b.sink.rolled, pending: b.sink.pending, unrolled: b.sink.unrolled },
+  outbox: { files: b.outbox.files, bytes: b.outbox.bytes, uploaded: a.outbox.uploaded + b.outbox.uploaded },
   dropped: a.dropped + b.dropped
 })
 const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot
@@ -197,7 +199,7 @@ export class ClickChannel implements ClickIntake {
         this.started.reject(new Error(`click writer: ${message.error}`))
         return
       case "counts":
-        this.current = { clicks: message.clicks, sink: message.sink, dropped: message.dropped }
+        this.current = { clicks: message.clicks, sink: message.sink, outbox: message.outbox, dropped: message.dropped }
         this.writerRefusals = message.refused
         return
       case "flushed": {

@@ -8,6 +8,8 @@ import { type ToMain, ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
 import { clickAt, type ClickWriterOptions } from "./clickWriterProtocol.ts"
 import { installConsoleLogging } from "../../shared/logging/installLogging.ts"
+import { clickBucketConnection } from "../../shared/clicks/clickBucket.ts"
+import { SegmentUploader } from "./segmentUploader.ts"
 
 /**
  * The click writer thread (docs/architecture.md#how-a-click-becomes-a-row). It owns
@@ -32,23 +34,34 @@ const receive = receiver("click writer", ToWriter)
 lowerThreadPriority(CLICK_WRITER_NICE)
 const duck = await openDuckDb(1)
 const geo = makeGeoLookup({ header: options.geoHeader, countryDatabase: options.countryDatabase, cityDatabase: options.cityDatabase })
+// Before the sink opens: the files of the segments it recovers go out too.
+const connection = options.upload === undefined ? undefined : clickBucketConnection(options.upload, `engine ${options.spool.engineId} click uploader`)
+const uploader = options.upload === undefined || connection === undefined ? undefined : SegmentUploader.start({
+  outboxDir: options.spool.clicksDir,
+  connection,
+  budgetBytes: options.upload.budgetBytes,
+  scanMs: Math.min(1_000, options.spool.rollMs)
+})
 let sink: SpoolSink
 try {
-  sink = await SpoolSink.open({ ...options.spool, duck })
+  sink = await SpoolSink.open({ ...options.spool, duck, refuse: () => uploader?.full(), onRolled: () => uploader?.kick() })
 } catch (error) {
   send({ type: "failed", error: error instanceof Error ? error.message : String(error) })
+  await uploader?.close()
+  await connection?.close()
   duck.closeSync()
   port.close()
   throw error
 }
 const collector = new ClickCollector(sink, geo, options.secret)
 
+const outbox = () => ({ ...(uploader?.counts ?? { files: 0, bytes: 0, uploaded: 0 }) })
 const report = (): void =>
-  send({ type: "counts", clicks: { ...collector.counts }, sink: { ...sink.counts }, dropped: collector.dropped, refused: receive.refused() })
+  send({ type: "counts", clicks: { ...collector.counts }, sink: { ...sink.counts }, outbox: outbox(), dropped: collector.dropped, refused: receive.refused() })
 // The numbers the engine's status shows: sent when they change, at most a few times a second.
 let lastReported = ""
 const timer = setInterval(() => {
-  const now = JSON.stringify([collector.counts, sink.counts, collector.dropped, receive.refused()])
+  const now = JSON.stringify([collector.counts, sink.counts, uploader?.counts, collector.dropped, receive.refused()])
   if (now !== lastReported) {
     lastReported = now
     report()
@@ -80,6 +93,12 @@ port.on("message", (received: unknown) => {
         } catch (error) {
           console.error("click writer: closing the spool failed", error)
         } finally {
+          // After the last roll: its files go out now if the bucket takes them at once.
+          if (uploader !== undefined) {
+            uploader.kick()
+            await uploader.close()
+          }
+          await connection?.close()
           report()
           duck.closeSync()
           send({ type: "closed" })

@@ -4,7 +4,12 @@ import type { SpoolOptions } from "./spoolSink.ts"
 
 /** What the click writer thread is started with. */
 export interface ClickWriterOptions {
-  readonly spool: Omit<SpoolOptions, "duck">
+  readonly spool: Omit<SpoolOptions, "duck" | "refuse" | "onRolled">
+  /**
+   * RICOCHET_CLICKS_TRANSPORT=bucket: the spool's Parquet files (spool.clicksDir is then the
+   * engine's outbox) are sent to this click bucket (segmentUploader.ts).
+   */
+  readonly upload?: { readonly natsUrl: string; readonly bucket: string; readonly replicas: number; readonly budgetBytes: number }
   readonly secret: string
   readonly geoHeader: string | undefined
   readonly countryDatabase: string

@@ -26,6 +26,13 @@ export interface SpoolOptions {
   readonly maxPendingBytes?: number
   /** How long close() waits for a refusing disk to take what is pending before giving it up. */
   readonly closeWaitMs?: number
+  /**
+   * Why new clicks cannot be taken now, if they cannot (the click bucket's outbox at its budget):
+   * write() then refuses them as when the memory buffer is full.
+   */
+  readonly refuse?: () => string | undefined
+  /** Called after each roll, with the Parquet files it wrote in place (the uploader sends them). */
+  readonly onRolled?: () => void
 }
 
 export const DEFAULT_MAX_PENDING_CLICKS = 200_000
@@ -166,10 +173,13 @@ const countRecords = async (file: string): Promise<number> => {
 const segmentName = (seq: number) => `${String(seq).padStart(16, "0")}.csv`
 const SEGMENT = /^(\d{16})\.csv$/
 
-/** write() refused a batch: the clicks waiting for the disk are at their bound. */
+/**
+ * write() refused a batch: the clicks waiting for the disk are at their bound, or (`what`) the
+ * files waiting for the click bucket are.
+ */
 export class SpoolFullError extends Error {
-  constructor(detail: string) {
-    super(`click spool buffer is full (${detail})`)
+  constructor(detail: string, what = "click spool buffer is full") {
+    super(`${what} (${detail})`)
     this.name = "SpoolFullError"
   }
 }
@@ -287,6 +297,8 @@ export class SpoolSink implements ClickSink {
   write(clicks: ReadonlyArray<ClickRecord>): Promise<void> {
     if (clicks.length === 0) return Promise.resolve()
     if (this.closed) return Promise.reject(new Error("click sink is closed"))
+    const refusal = this.options.refuse?.()
+    if (refusal !== undefined) return Promise.reject(new SpoolFullError(refusal, "click outbox is full"))
     // A batch is taken whenever nothing waits, whatever its size: a bound below one batch must
     // not refuse clicks the disk would take at once.
     const waiting = this.queue.length > 0
@@ -440,7 +452,11 @@ export class SpoolSink implements ClickSink {
         return seq !== undefined && Number(seq) < this.seq
       })
       .sort()
-    for (const name of sealed) await this.convert(name)
+    try {
+      for (const name of sealed) await this.convert(name)
+    } finally {
+      if (sealed.length > 0) this.options.onRolled?.()
+    }
   }
 
   private async convert(name: string) {

@@ -26,6 +26,10 @@ export interface EngineSnapshot {
   readonly clicksWaitingForDisk: number
   /** Clicks on disk in the spool (acknowledged) not yet rolled into Parquet. */
   readonly clicksUnrolled: number
+  /** Bucket transport: Parquet files (and bytes) waiting on disk for the click bucket; files sent since start. */
+  readonly clickFilesWaiting: number
+  readonly clickBytesWaiting: number
+  readonly clickFilesSent: number
   readonly clicksDropped: number
 }
 
@@ -58,6 +62,13 @@ const clicksWaitingForDisk = Metric.gauge("ricochet_engine_clicks_waiting_for_di
 const spoolUnrolled = Metric.gauge("ricochet_engine_spool_unrolled_clicks", {
   description: "Clicks on disk in the spool (acknowledged, or left by an earlier run) not yet rolled into Parquet, so not yet in analytics"
 })
+const clickFilesWaiting = Metric.gauge("ricochet_engine_click_outbox_files", {
+  description: "Parquet click files waiting on disk for the click bucket (RICOCHET_CLICKS_TRANSPORT=bucket); above 0 for long only while NATS is away"
+})
+const clickBytesWaiting = Metric.gauge("ricochet_engine_click_outbox_bytes", {
+  description: "Bytes of the click files waiting for the click bucket; at RICOCHET_CLICKS_OUTBOX_MB new clicks are dropped"
+})
+const clickFilesSent = counter("ricochet_engine_click_files_sent_total", "Parquet click files put into the click bucket and deleted here, since start")
 const busConnected = Metric.gauge("ricochet_engine_bus_connected", { description: "1 while the change bus is connected" })
 
 const busLag = Metric.histogram("ricochet_engine_bus_lag_seconds", {
@@ -108,10 +119,13 @@ export const engineMetrics = () => {
       yield* grow(clicksAcknowledged, "acknowledged", now.clicksAcknowledged)
       yield* grow(clicksRolled, "rolled", now.clicksRolled)
       yield* grow(clicksDropped, "dropped", now.clicksDropped)
+      yield* grow(clickFilesSent, "filesSent", now.clickFilesSent)
       yield* Metric.update(cacheEntries, now.cacheEntries)
       yield* Metric.update(cacheBytes, now.cacheBytes)
       yield* Metric.update(clicksWaitingForDisk, now.clicksWaitingForDisk)
       yield* Metric.update(spoolUnrolled, now.clicksUnrolled)
+      yield* Metric.update(clickFilesWaiting, now.clickFilesWaiting)
+      yield* Metric.update(clickBytesWaiting, now.clickBytesWaiting)
       yield* Metric.update(busConnected, now.busConnected ? 1 : 0)
       // Read once so that the histogram is served (empty) before the first change arrives.
       yield* Metric.value(busLag)

@@ -64,6 +64,8 @@ export const statusOf = (stats: WorkerStats, busConnected: boolean, clicks: Clic
   blockingLoads: stats.blockingLoads,
   clicks: clicks.counts.clicks,
   sink: clicks.counts.sink,
+  /** RICOCHET_CLICKS_TRANSPORT=bucket: Parquet files waiting for the click bucket (bounded by RICOCHET_CLICKS_OUTBOX_MB), files sent. */
+  clicksOutbox: clicks.counts.outbox,
   clicksDropped: clicks.dropped,
   /** Each HTTP worker's share, when there are several. */
   ...(each.length > 1 ? { perWorker: each.map(({ answers, latency: _latency, ...cache }) => ({ ...cache, answered: answers.reduce((sum, [, n]) => sum + n, 0) })) } : {})
@@ -86,5 +88,8 @@ export const snapshotOf = (stats: WorkerStats, busConnected: boolean, busReconne
   clicksRolled: clicks.counts.sink.rolled,
   clicksWaitingForDisk: clicks.counts.sink.pending,
   clicksUnrolled: clicks.counts.sink.unrolled,
+  clickFilesWaiting: clicks.counts.outbox.files,
+  clickBytesWaiting: clicks.counts.outbox.bytes,
+  clickFilesSent: clicks.counts.outbox.uploaded,
   clicksDropped: clicks.dropped
 })

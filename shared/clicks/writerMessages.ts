@@ -28,6 +28,11 @@ export const ClickCounts = Schema.Struct({
    * yet rolled (`unrolled`, an earlier run's leftovers included).
    */
   sink: Schema.Struct({ acknowledged: Schema.Int, rolled: Schema.Int, pending: Schema.Int, unrolled: Schema.Int }),
+  /**
+   * RICOCHET_CLICKS_TRANSPORT=bucket: Parquet files (and their bytes) waiting on disk for the click
+   * bucket, and files put into it since start. Zeros with the directory transport.
+   */
+  outbox: Schema.Struct({ files: Schema.Int, bytes: Schema.Int, uploaded: Schema.Int }),
   /** Clicks the writer derived and will never write: its spool buffer was full, or it closed before the disk took them. */
   dropped: Schema.Int
 })

@@ -22,6 +22,9 @@ const snapshot = (over: Partial<EngineSnapshot> = {}): EngineSnapshot => ({
   clicksRolled: 7,
   clicksWaitingForDisk: 3,
   clicksUnrolled: 1273,
+  clickFilesWaiting: 2,
+  clickBytesWaiting: 4096,
+  clickFilesSent: 9,
   clicksDropped: 0,
   ...over
 })
@@ -85,6 +88,13 @@ describe("engineMetrics, what an operator reads before anything happened", () =>
       expect(value(text, `ricochet_engine_answers_total{outcome="${outcome}",status="${status}"}`)).toBe(0)
     }
     expect(text).toMatch(/# TYPE ricochet_engine_bus_lag_seconds histogram/)
+  })
+
+  it("shows the click bucket's outbox: files and bytes waiting, files sent", () => {
+    const text = engineMetrics().render(snapshot({ clickFilesWaiting: 2, clickBytesWaiting: 4096, clickFilesSent: 9 }))
+    expect(value(text, "ricochet_engine_click_outbox_files")).toBe(2)
+    expect(value(text, "ricochet_engine_click_outbox_bytes")).toBe(4096)
+    expect(value(text, "ricochet_engine_click_files_sent_total")).toBe(9)
   })
 
   it("says what the spool's two gauges count: clicks waiting for the disk, and acknowledged clicks not yet rolled", () => {

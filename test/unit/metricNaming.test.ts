@@ -51,6 +51,9 @@ describe("the naming rules (promtool check metrics, the Prometheus naming guide)
       clicksRolled: 1,
       clicksWaitingForDisk: 0,
       clicksUnrolled: 0,
+      clickFilesWaiting: 2,
+      clickBytesWaiting: 4096,
+      clickFilesSent: 9,
       clicksDropped: 0
     })
     expect(namingProblems(text)).toEqual([])

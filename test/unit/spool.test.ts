@@ -102,7 +102,16 @@ describe("SpoolSink", () => {
   })
 
   const openSink = async (
-    options: { fsyncMs?: number; rollMs?: number; disk?: FaultyDisk; maxPendingClicks?: number; maxPendingBytes?: number; closeWaitMs?: number } = {}
+    options: {
+      fsyncMs?: number
+      rollMs?: number
+      disk?: FaultyDisk
+      maxPendingClicks?: number
+      maxPendingBytes?: number
+      closeWaitMs?: number
+      refuse?: () => string | undefined
+      onRolled?: () => void
+    } = {}
   ) => {
     const sink = await SpoolSink.open(
       {
@@ -115,7 +124,9 @@ describe("SpoolSink", () => {
         duck,
         maxPendingClicks: options.maxPendingClicks,
         maxPendingBytes: options.maxPendingBytes,
-        closeWaitMs: options.closeWaitMs
+        closeWaitMs: options.closeWaitMs,
+        refuse: options.refuse,
+        onRolled: options.onRolled
       },
       options.disk?.open
     )
@@ -287,6 +298,22 @@ describe("SpoolSink", () => {
     await sink.roll()
     expect(sink.counts).toEqual({ acknowledged: written.length, rolled: written.length, pending: 0, unrolled: 0 })
     expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(written))
+  })
+
+  it("refuses new clicks while told to (the click bucket's outbox at its budget), and says after each roll that files are there", async () => {
+    let full: string | undefined = "12 click files wait for the click bucket"
+    let rolls = 0
+    const sink = await openSink({ refuse: () => full, onRolled: () => rolls++ })
+    await expect(sink.write(clicks(3))).rejects.toBeInstanceOf(SpoolFullError)
+    await expect(sink.write(clicks(1))).rejects.toThrow(/^click outbox is full \(12 click files wait for the click bucket\)$/)
+    expect(sink.counts).toEqual({ acknowledged: 0, rolled: 0, pending: 0, unrolled: 0 })
+    full = undefined
+    const taken = clicks(2)
+    await sink.write(taken)
+    expect(rolls).toBe(0)
+    await sink.roll()
+    expect(rolls).toBe(1)
+    expect(await readBack(await parquetFiles(clicksDir))).toEqual(byUrl(taken))
   })
 
   it("rolls on its own every rollMs, and close() flushes what is pending", async () => {
