@@ -27,6 +27,12 @@ export const description =
 const LINKS = 100
 /** Rounds of (baseline, ricochet): this machine's speed drifts, so both are measured in turn and the medians compared. */
 const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 3)))
+/**
+ * Behind a trusted reverse proxy (RICOCHET_TRUST_PROXY, X-Forwarded-For on every request) the
+ * engine takes the visitor's address from the header instead of asking uWS.js for the socket's,
+ * which costs an ArrayBuffer a request: both are measured (BENCH_TRUST_PROXY=1 for this one).
+ */
+const TRUST_PROXY = process.env.BENCH_TRUST_PROXY === "1"
 
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -55,14 +61,14 @@ export default async function run(): Promise<ScenarioResult> {
   const scope = new Scope()
   try {
     const paths = Array.from({ length: LINKS }, (_, i) => `/h${i.toString(36).padStart(6, "0")}`)
-    const headers = { "user-agent": BROWSER_UA, "cf-ipcountry": "DE" }
+    const headers: Record<string, string> = { "user-agent": BROWSER_UA, "cf-ipcountry": "DE", ...(TRUST_PROXY ? { "x-forwarded-for": "203.0.113.7" } : {}) }
 
     const bare = await startBareUws(scope)
     const dir = await tempDir("ricochet-bench-hit-")
     scope.defer("remove data dir", () => removeDir(dir))
     // The hot path on the main thread (RICOCHET_ENGINE_WORKERS=0), so the server thread's CPU per
     // request compares with bare uWS.js's; what worker threads do is the engine-workers scenario.
-    const control = await startControl(embeddedRedirectEnv(dir, 0))
+    const control = await startControl({ ...embeddedRedirectEnv(dir, 0), ...(TRUST_PROXY ? { RICOCHET_TRUST_PROXY: "true" } : {}) })
     scope.defer("stop npm start", () => control.stop())
     const engineUrl = `http://127.0.0.1:${control.env.RICOCHET_ENGINE_PORT}`
     await eventually(async () => (await fetch(`${engineUrl}/.well-known/ricochet/status`)).ok, 30_000, 100)
@@ -141,6 +147,9 @@ export default async function run(): Promise<ScenarioResult> {
       notes: [
         loadNote(connections, durationSec),
         `${ROUNDS} rounds (BENCH_ROUNDS), each a baseline phase then a ricochet phase; figures are the medians over the rounds and the ratios divide the medians`,
+        TRUST_PROXY
+          ? "behind a trusted proxy (BENCH_TRUST_PROXY=1): RICOCHET_TRUST_PROXY=true and X-Forwarded-For: 203.0.113.7 on every request (baseline too), so the visitor's address comes from the header, not the socket"
+          : "the visitor's address from the socket (no trusted proxy; BENCH_TRUST_PROXY=1 measures the header path)",
         `baseline: bare uWebSockets.js answering a fixed 302 + Location (bench/lib/bareUws.ts, child process), same paths, headers, connections and duration`,
         `ricochet: embedded npm start (control + engine + PGlite in one process), ${LINKS} links with 3 geo rules, 2 device rules and a utm set, warmed; ` +
           `paths rotate over them; desktop Chrome UA, cf-ipcountry: DE (geo rule + utm applied: ${sample.status} ${sample.location})`,
