@@ -1,3 +1,4 @@
+import { cpus, loadavg } from "node:os"
 import { cpuPerRequest, cpuTime } from "../lib/cpu.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 import { load, type LoadResult, loadNote, problems, round, settings } from "../lib/load.ts"
@@ -87,12 +88,15 @@ export default async function run(): Promise<ScenarioResult> {
     const baselines: Array<Phase> = []
     const ricochets: Array<Phase> = []
     const first = await rolledStatus(engineUrl)
+    // Other work on the machine moves every figure here: the notes say how busy it was.
+    const loadBefore = loadavg()[0]
     for (let round = 0; round < ROUNDS; round++) {
       baselines.push(await phase(bare.baseUrl, bare.pid))
       ricochets.push(await phase(engineUrl, control.child.pid))
       // The clicks of this phase reach Parquet before the next baseline phase starts.
       await rolledStatus(engineUrl)
     }
+    const loadAfter = loadavg()[0]
     const last = await rolledStatus(engineUrl)
     const people = last.clicks.people - first.clicks.people
     const requests = ricochets.reduce((n, p) => n + p.load.requests, 0)
@@ -146,6 +150,7 @@ export default async function run(): Promise<ScenarioResult> {
       ],
       notes: [
         loadNote(connections, durationSec),
+        `machine load (1-minute average, this benchmark included): ${loadBefore.toFixed(2)} before the first phase, ${loadAfter.toFixed(2)} after the last, on ${cpus().length} cores`,
         `${ROUNDS} rounds (BENCH_ROUNDS), each a baseline phase then a ricochet phase; figures are the medians over the rounds and the ratios divide the medians`,
         TRUST_PROXY
           ? "behind a trusted proxy (BENCH_TRUST_PROXY=1): RICOCHET_TRUST_PROXY=true and X-Forwarded-For: 203.0.113.7 on every request (baseline too), so the visitor's address comes from the header, not the socket"
