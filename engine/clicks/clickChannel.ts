@@ -3,7 +3,8 @@ import type { RawClick } from "../../shared/clicks/click.ts"
 import { workerEntry } from "../../shared/build/modulePaths.ts"
 import { type ClickCounts, type RawClickColumns, ToMain, type ToWriter } from "../../shared/clicks/writerMessages.ts"
 import { receiver } from "../../shared/messages/receiver.ts"
-import { appendColumns, type ClickWriterOptions, emptyColumns, pushColumns } from "./clickWriterProtocol.ts"
+import { ClickBatchBuilder } from "./clickBatchBuilder.ts"
+import type { ClickWriterOptions } from "./clickWriterProtocol.ts"
 
 /** Where the redirect path puts the clicks it counts. */
 export interface ClickIntake {
@@ -35,15 +36,15 @@ const seen = (c: ClickCounts) => c.clicks.people + c.clicks.agent + c.clicks.bot
 export const receiveFromWriter = receiver("click writer (to the redirect thread)", ToMain)
 
 /**
- * The redirect thread's end of the click writer thread (clickWriter.ts): raw clicks are queued
- * and posted in batches, which costs the redirect thread well under a microsecond a click; the
- * writer derives, spools and rolls them. A writer that dies is restarted (its spool is rolled on
+ * The redirect thread's end of the click writer thread (clickWriter.ts): raw clicks are gathered
+ * and posted in batches of interned strings (ClickBatch), which costs the redirect thread a few
+ * tenths of a microsecond a click; the writer derives, spools and rolls them. A writer that dies is restarted (its spool is rolled on
  * start, so what it had acknowledged is kept); clicks it had not yet spooled are lost and logged.
  */
 export class ClickChannel implements ClickIntake {
   private worker!: Worker
   private ready = false
-  private pending = emptyColumns()
+  private readonly pending = new ClickBatchBuilder()
   private timer: NodeJS.Timeout | undefined
   /** Counts of writers that ended, plus the current writer's latest report. */
   private past: ClickCounts = ZERO
@@ -107,7 +108,7 @@ export class ClickChannel implements ClickIntake {
       this.refused++
       return
     }
-    pushColumns(this.pending, click)
+    this.pending.add(click)
     this.queued()
   }
 
@@ -116,17 +117,17 @@ export class ClickChannel implements ClickIntake {
     const count = Math.min(columns.timestamp.length, this.room())
     this.refused += columns.timestamp.length - count
     if (count === 0) return
-    appendColumns(this.pending, columns, count)
+    for (let i = 0; i < count; i++) this.pending.addFromColumns(columns, i)
     this.queued()
   }
 
   /** Clicks that may still be queued before the backlog bound. */
   private room(): number {
-    return Math.max(0, this.maxBacklog - (this.posted + this.pending.timestamp.length - seen(this.current)))
+    return Math.max(0, this.maxBacklog - (this.posted + this.pending.size - seen(this.current)))
   }
 
   private queued(): void {
-    if (this.pending.timestamp.length >= BATCH) this.post()
+    if (this.pending.size >= BATCH) this.post()
     else this.timer ??= setTimeout(() => this.post(), INTERVAL_MS)
   }
 
@@ -161,11 +162,11 @@ export class ClickChannel implements ClickIntake {
   private post(): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
-    if (!this.ready || this.pending.timestamp.length === 0) return
-    const clicks = this.pending
-    this.pending = emptyColumns()
-    this.posted += clicks.timestamp.length
-    this.send({ type: "clicks", clicks })
+    if (!this.ready || this.pending.size === 0) return
+    const clicks = this.pending.take()
+    this.posted += clicks.timestamps.length
+    // The typed arrays are the batch's own: moved, not copied.
+    this.worker.postMessage({ type: "clicks", clicks } satisfies ToWriter, [clicks.timestamps.buffer, clicks.variants.buffer, clicks.ids.buffer])
   }
 
   private send(message: ToWriter): void {
@@ -178,6 +179,7 @@ export class ClickChannel implements ClickIntake {
     this.ready = false
     this.posted = 0
     this.current = ZERO
+    this.pending.writerRestarted()
     worker.on("message", (message: unknown) => {
       const decoded = receiveFromWriter(message)
       if (decoded !== undefined) this.receive(decoded)
@@ -209,6 +211,9 @@ export class ClickChannel implements ClickIntake {
         else waiter?.reject(new Error(message.error))
         return
       }
+      case "resync":
+        this.pending.writerRestarted()
+        return
       case "closed":
         return
     }

@@ -16,7 +16,7 @@ export interface ClickWriterOptions {
   readonly cityDatabase: string | undefined
 }
 
-/** RawClickColumns while a batch is filled on the redirect thread. */
+/** RawClickColumns while an HTTP worker thread fills a batch (engine/workers/clickForwarder.ts). */
 export type RawClickColumnsBuilder = { -readonly [K in keyof RawClick]: Array<RawClick[K]> }
 
 const FIELDS = Object.keys(RawClick.fields) as ReadonlyArray<keyof RawClick>
@@ -27,21 +27,10 @@ for (const field of FIELDS) {
 export const emptyColumns = (): RawClickColumnsBuilder => Object.fromEntries(FIELDS.map((field) => [field, []])) as never
 
 /**
- * A click's fields onto the columns, and back: compiled once from the RawClick Schema's fields
- * so that they cost what a hand-written list would (pushColumns runs on the redirect thread
- * for every counted click).
+ * A click's fields onto the columns: compiled once from the RawClick Schema's fields so that it
+ * costs what a hand-written list would (it runs on an HTTP worker thread for every counted click).
  */
 export const pushColumns = new Function(`return (columns, click) => { ${FIELDS.map((f) => `columns.${f}.push(click.${f});`).join(" ")} }`)() as (
   columns: RawClickColumnsBuilder,
   click: RawClick
 ) => void
-
-/** The first `count` clicks of `source` onto the columns being filled (a worker's batch, never taken apart into clicks). */
-export const appendColumns = new Function(
-  `return (columns, source, count) => { for (let i = 0; i < count; i++) { ${FIELDS.map((f) => `columns.${f}.push(source.${f}[i]);`).join(" ")} } }`
-)() as (columns: RawClickColumnsBuilder, source: RawClickColumns, count: number) => void
-
-export const clickAt = new Function(`return (c, i) => ({ ${FIELDS.map((f) => `${f}: c.${f}[i]`).join(", ")} })`)() as (
-  columns: RawClickColumns,
-  i: number
-) => RawClick

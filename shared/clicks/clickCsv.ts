@@ -37,10 +37,49 @@ export const clickLine = new Function(
   `return (c) => \`${CLICK_FIELDS.map((c) => `\${${FIELD_TEXT[c.type]}(c.${c.field})}`).join(",")}\\n\``
 )(text, number) as (click: ClickRecord) => string
 
-/** A batch of clicks as the bytes appended to a spool segment. */
+/**
+ * What a click's line shares with other clicks: every field but the time, the A/B variant and the
+ * visitor hash, which sit first and last. Clicks of one link, kind of visitor and place repeat
+ * it, so encodeClicks writes it once and reuses the text: about a third less of what a line
+ * costs the writer thread, and a fraction of the strings for the collector to collect.
+ */
+const VARYING: ReadonlyArray<keyof ClickRecord> = ["timestamp", "abVariant", "visitorHash"]
+const SHARED = CLICK_FIELDS.filter((c) => !VARYING.includes(c.field))
+const sharedInMiddle = CLICK_FIELDS.length === SHARED.length + 3 && CLICK_FIELDS[0].field === "timestamp" &&
+  CLICK_FIELDS.at(-2)!.field === "abVariant" && CLICK_FIELDS.at(-1)!.field === "visitorHash"
+
+const sharedText = new Function("text", "number", `return (c) => \`${SHARED.map((c) => `\${${FIELD_TEXT[c.type]}(c.${c.field})}`).join(",")}\``)(
+  text,
+  number
+) as (click: ClickRecord) => string
+const sameShared = new Function(`return (a, b) => ${SHARED.map((c) => `a.${c.field} === b.${c.field}`).join(" && ")}`)() as (a: ClickRecord, b: ClickRecord) => boolean
+
+/** Shared texts by destination URL: a few per URL (its visitors' kinds and places), and a bounded number of URLs. */
+const PER_URL = 8
+const MAX_URLS = 8192
+const sharedByUrl = new Map<string, Array<{ readonly click: ClickRecord; readonly text: string }>>()
+
+const sharedOf = (click: ClickRecord): string => {
+  let known = sharedByUrl.get(click.url)
+  if (known === undefined) {
+    if (sharedByUrl.size >= MAX_URLS) sharedByUrl.clear()
+    sharedByUrl.set(click.url, (known = []))
+  }
+  for (const entry of known) if (sameShared(entry.click, click)) return entry.text
+  const made = sharedText(click)
+  if (known.length >= PER_URL) known.shift()
+  known.push({ click, text: made })
+  return made
+}
+
+/** A batch of clicks as the bytes appended to a spool segment: clickLine's lines, byte for byte. */
 export const encodeClicks = (clicks: ReadonlyArray<ClickRecord>): Buffer => {
   let lines = ""
-  for (const click of clicks) lines += clickLine(click)
+  if (sharedInMiddle) {
+    for (const c of clicks) lines += `${number(c.timestamp)},${sharedOf(c)},${number(c.abVariant)},${text(c.visitorHash)}\n`
+  } else {
+    for (const click of clicks) lines += clickLine(click)
+  }
   return Buffer.from(lines)
 }
 

@@ -10,6 +10,7 @@ import type { ClickWriterOptions } from "../../engine/clicks/clickWriterProtocol
 import { bundledCountryDatabase } from "../../engine/geo/geo.ts"
 import type { RawClick } from "../../shared/clicks/click.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
+import { INTERNED_FIELDS } from "../../shared/clicks/writerMessages.ts"
 import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
 import { canChattr, immutableDirs } from "../support/immutableDirs.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
@@ -122,11 +123,10 @@ describe("ClickChannel and the click writer thread", () => {
     vi.spyOn(console, "error").mockImplementation(() => {})
     channel = await ClickChannel.start(options())
     const worker = (channel as unknown as { worker: Worker }).worker
-    // To the writer: a batch whose columns disagree, one missing a column, an unknown type.
-    const column = (values: Array<unknown>) => values
-    const batch = Object.fromEntries(Object.keys(raw(PERSON)).map((field) => [field, column([(raw(PERSON) as never)[field]])]))
-    worker.postMessage({ type: "clicks", clicks: { ...batch, url: ["a", "b"] } })
-    worker.postMessage({ type: "clicks", clicks: { ...batch, ip: undefined } })
+    // To the writer: a batch whose arrays disagree, one missing its ids, an unknown type.
+    const batch = { reset: true, base: 0, strings: ["x"], timestamps: new Float64Array([T]), variants: new Int32Array([-1]), ips: ["8.8.8.8"], ids: new Uint32Array(INTERNED_FIELDS.length) }
+    worker.postMessage({ type: "clicks", clicks: { ...batch, variants: new Int32Array(2) } })
+    worker.postMessage({ type: "clicks", clicks: { ...batch, ids: undefined } })
     worker.postMessage({ type: "rewind" })
     // To the redirect thread: counts of the wrong shape, a flush answer without its id.
     worker.emit("message", { type: "counts", clicks: "many" })
@@ -136,6 +136,28 @@ describe("ClickChannel and the click writer thread", () => {
     await vi.waitFor(() => expect(channel!.refusedMessages).toBe(5), { timeout: 2_000 })
     expect(channel.counts.clicks.people).toBe(3)
     expect(await rows()).toHaveLength(3)
+  })
+
+  it("a batch the writer cannot place in its string table is refused, the table is sent whole again, and later clicks are written as they were", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {})
+    channel = await ClickChannel.start(options())
+    const refusedBefore = channel.refusedMessages
+    for (let i = 0; i < 3; i++) channel.add(raw(PERSON))
+    await channel.flush()
+    // A batch lost on the way: the redirect thread counts its strings as sent, the writer never saw them.
+    const pending = (channel as unknown as { pending: { add: (click: RawClick) => void; take: () => unknown } }).pending
+    pending.add({ ...raw(AGENT), referer: "https://lost.example.net/" })
+    pending.take()
+    channel.add({ ...raw(AGENT), referer: "https://lost.example.net/" })
+    await channel.flush()
+    await vi.waitFor(() => expect(channel!.refusedMessages - refusedBefore).toBe(1), { timeout: 2_000 })
+    channel.add({ ...raw(AGENT), referer: "https://lost.example.net/" })
+    channel.add(raw(PERSON))
+    await channel.flush()
+    expect(channel.counts.clicks).toEqual({ people: 4, agent: 1, bot: 0 })
+    const written = await rows()
+    expect(written).toHaveLength(5)
+    expect(written.filter((row) => row.audience === "agent").map((row) => row.referer_host)).toEqual(["lost.example.net"])
   })
 
   it("close() writes what is still queued and ends the thread", async () => {

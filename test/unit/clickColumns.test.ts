@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ClickRecord } from "../../shared/clicks/click.ts"
 import { CLICK_COLUMNS, CLICK_FIELDS } from "../../shared/clicks/clickColumns.ts"
-import { clickLine, selectClicksCsv, writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
+import { clickLine, encodeClicks, selectClicksCsv, writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
 import { clickFromRow, clickRecord } from "../support/clickRecord.ts"
 import { removeDir, tempDir } from "../support/processes.ts"
@@ -49,6 +49,20 @@ describe("click columns derived from the ClickRecord Schema", () => {
       ["utm_medium", "VARCHAR"], ["utm_campaign", "VARCHAR"], ["utm_term", "VARCHAR"], ["utm_content", "VARCHAR"],
       ["ab_variant", "INTEGER"], ["visitor_hash", "VARCHAR"]
     ])
+  })
+
+  it("a batch is its clicks' lines byte for byte, whatever they share (the shared part of a line is reused)", () => {
+    // One destination visited by many kinds of visitor and place, more than are kept per URL, and
+    // fields that differ only in one place each, with quotes and nulls.
+    const kinds: Array<Partial<ClickRecord>> = [
+      {}, { country: "DE" }, { country: "FR" }, { country: "DE", city: "Berlin" }, { audience: "agent" }, { device: "mobile", os: "iOS" },
+      { refererHost: "t.co" }, { utmSource: 'a "quoted", value' }, { utmContent: "x\ny" }, { slug: "two" }, { linkId: "lnk_2" },
+      { workspaceId: "ws_b" }, { domain: "other.localhost" }, { region: "BE" }, { browser: "Firefox" }, { utmTerm: "" }
+    ]
+    const clicks = Array.from({ length: 200 }, (_, i) =>
+      clickRecord({ ...kinds[(i * 7) % kinds.length], timestamp: 1_900_000_000_000 + i, abVariant: i % 3 === 0 ? null : i % 3, visitorHash: `h${i}` }))
+    const twice = [...clicks, ...clicks.map((c) => ({ ...c, url: "https://example.com/second" })), ...clicks]
+    expect(encodeClicks(twice).toString()).toBe(twice.map(clickLine).join(""))
   })
 
   it("a spool line is byte for byte the format spool segments already on disk hold", () => {
