@@ -11,8 +11,10 @@ interface Props {
 }
 
 const ClickCount = ({ count }: { count: number | null | undefined }) => {
-  if (count === undefined) return <span className="skeleton-inline" aria-label="Clicks loading" />
-  if (count === null) return <span title="The click count could not be read" aria-label="Clicks unknown">—</span>
+  // A span without a role may not carry aria-label (axe: aria-prohibited-attr): the words go in
+  // hidden text beside what is drawn.
+  if (count === undefined) return <><span className="skeleton-inline" aria-hidden="true" /><span className="visually-hidden">Clicks loading</span></>
+  if (count === null) return <><span title="The click count could not be read" aria-hidden="true">—</span><span className="visually-hidden">Clicks unknown</span></>
   return <>{formatCount(count)}</>
 }
 
