@@ -27,6 +27,7 @@ describe("clicks through a JetStream object store, under faults", () => {
     const link = await linkOnEveryEngine("node-down")
     let answered = await visitAll(link, "node-down", 10)
     // The node the first control and engine were told of; the R3 bucket keeps a quorum on the other two.
+    await nats.replicasCurrent(deployment.stream)
     await nats.stop(0, "SIGKILL")
     answered += await visitAll(link, "node-down", 10)
     await sleep(2_000)
@@ -72,6 +73,7 @@ describe("clicks through a JetStream object store, under faults", () => {
         await sleep(6_000)
       }
     })()
+    await nats.replicasCurrent(deployment.stream)
     await nats.stop(1, "SIGKILL")
     try {
       answered += await visitAll(live, "compact-live", 10)

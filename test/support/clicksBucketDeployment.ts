@@ -3,6 +3,7 @@ import { mkdir, readFile, rename } from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, expect } from "vitest"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
+import { streamOfBucket } from "../../shared/clicks/clickBucket.ts"
 import { openDuckDb } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "./clickRecord.ts"
 import { startNatsCluster } from "./natsCluster.ts"
@@ -187,6 +188,8 @@ export const useClicksBucketDeployment = () => {
   }
 
   return {
+    /** The JetStream stream behind the click bucket. */
+    stream: streamOfBucket(bucket),
     get root() {
       return root
     },
