@@ -54,6 +54,29 @@ export const startNatsCluster = async (dir: string, size = 3) => {
       }
     }
   }
+  /**
+   * Until a stream has a leader and every other replica is current: a node killed next leaves a
+   * quorum that holds everything (killing one while another still catches up is two nodes down).
+   */
+  const replicasCurrent = async (stream: string, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const current = await (async () => {
+        const node = nodes.find((n) => n.child !== undefined && n.child.exitCode === null && n.child.signalCode === null)!
+        const nc = await connect({ servers: `nats://127.0.0.1:${node.port}`, timeout: 1_000 })
+        try {
+          const { cluster } = await (await nc.jetstreamManager({ timeout: 2_000 })).streams.info(stream)
+          const replicas = cluster?.replicas ?? []
+          return cluster?.leader !== undefined && replicas.length === size - 1 && replicas.every((r) => r.current && r.offline !== true)
+        } finally {
+          await nc.close()
+        }
+      })().catch(() => false)
+      if (current) return
+      if (Date.now() > deadline) throw new Error(`stream ${stream} has replicas not current after ${timeoutMs} ms`)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
   for (let i = 0; i < size; i++) start(i)
   await ready()
   return {
@@ -62,6 +85,7 @@ export const startNatsCluster = async (dir: string, size = 3) => {
     start,
     stop,
     ready,
+    replicasCurrent,
     stopAll: () => Promise.all(nodes.map((_, i) => stop(i))),
     startAll: async () => {
       for (let i = 0; i < size; i++) start(i)

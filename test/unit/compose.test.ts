@@ -253,6 +253,149 @@ describe("compose.yaml", () => {
   })
 })
 
+describe("compose.cluster.yaml (across machines, nothing shared on disk)", () => {
+  const clusterAsWritten = parse(read("compose.cluster.yaml"), { merge: true }) as ComposeFile
+  const cluster = interpolateCompose(clusterAsWritten, { NATS_PASSWORD })
+  const all = Object.entries(cluster.services)
+  const ours = all.filter(([, service]) => service.build !== undefined)
+  const clusterControls = ours.filter(([, s]) => roleOf(s) === "control")
+  const clusterEngines = ours.filter(([, s]) => roleOf(s) === "engine")
+  const natsNodes = all.filter(([, s]) => /^nats:/.test(s.image ?? ""))
+  const postgres = all.filter(([, s]) => /^postgres:/.test(s.image ?? ""))
+  /** A nats-server option's value (the argument after the flag). */
+  const optionOf = (service: ComposeService, flag: string) => {
+    const command = commandOf(service)
+    return command.includes(flag) ? command[command.indexOf(flag) + 1] : undefined
+  }
+  const declaredVolumes = Object.keys(cluster.volumes ?? {})
+
+  it("runs PostgreSQL 15, three NATS nodes with JetStream, two controls and three engines of this image", () => {
+    expect(postgres).toHaveLength(1)
+    expect(postgres[0][1].image).toMatch(/^postgres:15(\b|-)/)
+    expect(natsNodes).toHaveLength(3)
+    for (const [, node] of natsNodes) expect(commandOf(node).some((arg) => arg === "--jetstream" || arg === "-js")).toBe(true)
+    expect(clusterControls).toHaveLength(2)
+    expect(clusterEngines).toHaveLength(3)
+    expect(ours).toHaveLength(5)
+  })
+
+  it("pins the images it pulls as compose.yaml pins them", () => {
+    const pinnedIn = (file: ComposeFile, kind: RegExp) => Object.values(file.services).map((s) => s.image ?? "").filter((image) => kind.test(image))
+    for (const kind of [/^postgres:/, /^nats:/]) {
+      const images = new Set(pinnedIn(cluster, kind))
+      expect([...images]).toEqual([...new Set(pinnedIn(compose, kind))])
+      for (const image of images) expect(image).toMatch(PINNED)
+    }
+    for (const [name, service] of all.filter(([, s]) => s.build === undefined)) expect(service.image, name).toMatch(PINNED)
+  })
+
+  it("clusters the NATS nodes: one cluster name, distinct server names, routes to every node's cluster port", () => {
+    expect(new Set(natsNodes.map(([, node]) => optionOf(node, "--cluster_name"))).size).toBe(1)
+    expect(optionOf(natsNodes[0][1], "--cluster_name")).toBeDefined()
+    const names = natsNodes.map(([, node]) => optionOf(node, "--server_name"))
+    expect(names.every((name) => name !== undefined)).toBe(true)
+    expect(new Set(names).size).toBe(natsNodes.length)
+    // Where each node listens for routes, as other nodes reach it: its service name and that port.
+    const routeAddress = ([name, node]: readonly [string, ComposeService]) => `${name}:${new URL(optionOf(node, "--cluster")!).port}`
+    const everyNode = natsNodes.map(routeAddress).sort()
+    for (const [name, node] of natsNodes) {
+      const routes = optionOf(node, "--routes")!.split(",").map((route) => new URL(route))
+      expect(routes.map((route) => route.protocol), name).toEqual(routes.map(() => "nats:"))
+      // Each node names the same routes: a node that restarts finds the others from any of them.
+      expect(routes.map((route) => `${route.hostname}:${route.port}`).sort(), name).toEqual(everyNode)
+    }
+  })
+
+  it("has every route, route listener and client log in with the user and NATS_PASSWORD, written as a required variable", () => {
+    const clientCredentials = natsNodes.map(([, node]) => ({ user: optionOf(node, "--user"), pass: optionOf(node, "--pass") }))
+    expect(new Set(clientCredentials.map((c) => `${c.user}:${c.pass}`))).toEqual(new Set([`${clientCredentials[0].user}:${NATS_PASSWORD}`]))
+    for (const [name, node] of natsNodes) {
+      const listener = new URL(optionOf(node, "--cluster")!)
+      expect(decodeURIComponent(listener.password), name).toBe(NATS_PASSWORD)
+      for (const route of optionOf(node, "--routes")!.split(",").map((r) => new URL(r))) {
+        expect({ user: route.username, pass: decodeURIComponent(route.password) }, name).toEqual({ user: listener.username, pass: NATS_PASSWORD })
+      }
+      const written = commandOf(clusterAsWritten.services[name])
+      expect(written[written.indexOf("--pass") + 1]).toMatch(/^\$\{NATS_PASSWORD:\?[^}]+\}$/)
+    }
+    expect(() => interpolateCompose(clusterAsWritten, {})).toThrow(/NATS_PASSWORD/)
+    expect(read("compose.cluster.yaml")).not.toContain(NATS_PASSWORD)
+    for (const [name, service] of ours) {
+      expect(natsServer(configOf(serviceEnvironment(service)).natsUrl!).credentials, name).toEqual({ user: clientCredentials[0].user, pass: NATS_PASSWORD })
+    }
+  })
+
+  describe.each(ours.map(([name, service]) => [name, service] as const))("%s", (name, service) => {
+    const env = serviceEnvironment(service)
+
+    it("sets only documented variables, in an environment loadConfig accepts, with the bucket transport at three replicas", () => {
+      expect(Object.keys(env).filter(isRicochetVariable).filter((variable) => !documented.has(variable))).toEqual([])
+      const config = configOf(env)
+      expect(config.clicksTransport).toBe("bucket")
+      expect(config.clicksReplicas).toBe(natsNodes.length)
+    })
+
+    it("uses PostgreSQL and one of the NATS nodes, and waits for both", () => {
+      const config = configOf(env)
+      expect(new URL(config.databaseUrl!).hostname).toBe(postgres[0][0])
+      const node = new URL(config.natsUrl!).hostname
+      expect(natsNodes.map(([n]) => n)).toContain(node)
+      expect(dependencies(service)).toMatchObject({ [postgres[0][0]]: "service_healthy", [node]: "service_healthy" })
+    })
+
+    it("keeps its data directory, and the clicks and spool directories under it, on a volume of its own", () => {
+      const config = configOf(env)
+      const own = mounts(service).find((m) => m.target === config.dataDir)
+      expect(own, "a volume at RICOCHET_DATA_DIR").toBeDefined()
+      expect(declaredVolumes).toContain(own!.source)
+      for (const dir of [config.clicksDir, config.spoolDir]) expect(dir.startsWith(`${config.dataDir}/`), dir).toBe(true)
+      const elsewhere = all.filter(([other]) => other !== name).flatMap(([, other]) => mounts(other).map((m) => m.source))
+      expect(elsewhere).not.toContain(own!.source)
+    })
+
+    it("publishes the ports it listens on (operator ports on loopback only) and has the image's health check", () => {
+      const config = configOf(env)
+      const engine = roleOf(service) === "engine"
+      const listens = engine ? [config.enginePort, config.engineAdminPort] : [config.apiPort, config.controlAdminPort]
+      expect(publishedPorts(service).map((p) => p.container).sort()).toEqual(listens.sort())
+      const operator = (service.ports ?? []).filter((port) => String(port).endsWith(`:${engine ? config.engineAdminPort : config.controlAdminPort}`))
+      expect(operator).toHaveLength(1)
+      expect(String(operator[0])).toMatch(/^127\.0\.0\.1:/)
+      expect(service.healthcheck, "the image's check, which probes its role").toBeUndefined()
+      expect(probesFor(roleOf(service) as "control" | "engine", { ...imageEnvironment, ...env })).toHaveLength(1)
+    })
+
+    it("gives itself time to stop", () => {
+      expect(composeSeconds(service.stop_grace_period ?? "0s")).toBeGreaterThanOrEqual(roleOf(service) === "engine" ? STOP_DEADLINE_MS / 1000 + 10 : 30)
+    })
+  })
+
+  it("shares no volume between services: no clicks volume, nothing a second machine would need", () => {
+    const sources = all.flatMap(([, service]) => mounts(service).map((m) => m.source))
+    expect(sources.length).toBe(all.length)
+    expect(new Set(sources).size).toBe(sources.length)
+    expect([...sources].sort()).toEqual([...declaredVolumes].sort())
+    for (const [name, service] of all) expect(service.healthcheck?.disable ?? false, name).toBe(false)
+  })
+
+  it("gives engines distinct ids, and has them wait for a control that migrates the database", () => {
+    const ids = clusterEngines.map(([, s]) => configOf(serviceEnvironment(s)).engineId)
+    expect(ids.every((id) => id !== undefined)).toBe(true)
+    expect(new Set(ids).size).toBe(clusterEngines.length)
+    const controlNames = clusterControls.map(([name]) => name)
+    for (const [name, engine] of clusterEngines) {
+      expect(Object.entries(dependencies(engine)).some(([dep, condition]) => controlNames.includes(dep) && condition === "service_healthy"), name).toBe(true)
+    }
+  })
+
+  it("publishes each host port once, and spreads the processes over the NATS nodes", () => {
+    const hostPorts = all.flatMap(([, s]) => publishedPorts(s).map((p) => p.host))
+    expect(new Set(hostPorts).size).toBe(hostPorts.length)
+    const nodesUsed = new Set(ours.map(([, s]) => new URL(configOf(serviceEnvironment(s)).natsUrl!).hostname))
+    expect(nodesUsed.size).toBe(natsNodes.length)
+  })
+})
+
 describe("Dockerfile", () => {
   /** The ABI (process.versions.modules) of each Node major the uWebSockets.js binaries are named by. */
   const NODE_ABI: Record<string, string> = { "16": "93", "18": "108", "20": "115", "22": "127", "24": "137" }
