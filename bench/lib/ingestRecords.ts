@@ -1,5 +1,9 @@
+import type { DuckDBConnection } from "@duckdb/node-api"
 import { xxh64 } from "@node-rs/xxhash"
+import { stat } from "node:fs/promises"
 import type { ClickRecord, DeviceClass, RawClick } from "../../shared/clicks/click.ts"
+import { listClickFiles } from "../../shared/clicks/files.ts"
+import { quote } from "../../shared/clicks/parquet.ts"
 
 /**
  * Synthetic clicks for the ingest benchmark: a deterministic pool of varied records (links,
@@ -170,4 +174,17 @@ export const rawClickPool = (size: number, links: ReadonlyArray<SyntheticLink>, 
       signatureAgent: ""
     }
   })
+}
+
+/** Click files under a clicks directory as DuckDB reads them: files, rows, distinct visitors, bytes. */
+export const countParquet = async (duck: DuckDBConnection, clicksDir: string) => {
+  const files = await listClickFiles(clicksDir, 0, Date.now() + 86_400_000)
+  if (files.length === 0) return { files: 0, rows: 0, distinct: 0, bytes: 0 }
+  const reader = await duck.runAndReadAll(
+    `SELECT count(*)::BIGINT AS n, count(DISTINCT visitor_hash)::BIGINT AS d FROM read_parquet([${files.map(quote).join(", ")}])`
+  )
+  const [n, d] = reader.getRows()[0] as [bigint, bigint]
+  let bytes = 0
+  for (const file of files) bytes += (await stat(file)).size
+  return { files: files.length, rows: Number(n), distinct: Number(d), bytes }
 }

@@ -1,5 +1,4 @@
-import type { DuckDBConnection } from "@duckdb/node-api"
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises"
+import { mkdir, readdir, rename, rm } from "node:fs/promises"
 import { cpus, loadavg, tmpdir } from "node:os"
 import * as path from "node:path"
 import { performance } from "node:perf_hooks"
@@ -9,9 +8,9 @@ import { SpoolSink } from "../../engine/clicks/spoolSink.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { clickBucketConnection } from "../../shared/clicks/clickBucket.ts"
 import { listClickFiles } from "../../shared/clicks/files.ts"
-import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
+import { openDuckDb } from "../../shared/clicks/parquet.ts"
 import { startNatsCluster } from "../../test/support/natsCluster.ts"
-import { clickRecordPool, cutBatch, syntheticLinks } from "../lib/ingestRecords.ts"
+import { clickRecordPool, countParquet, cutBatch, syntheticLinks } from "../lib/ingestRecords.ts"
 import { Scope, startNats } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
@@ -43,18 +42,6 @@ const round = (n: number, digits = 0) => Number(n.toFixed(digits))
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
 const WARM_MS = Math.min(1000, (DURATION_S * 1000) / 4)
-
-const countParquet = async (duck: DuckDBConnection, clicksDir: string) => {
-  const files = await listClickFiles(clicksDir, 0, Date.now() + 86_400_000)
-  if (files.length === 0) return { files: 0, rows: 0, distinct: 0, bytes: 0 }
-  const reader = await duck.runAndReadAll(
-    `SELECT count(*)::BIGINT AS n, count(DISTINCT visitor_hash)::BIGINT AS d FROM read_parquet([${files.map(quote).join(", ")}])`
-  )
-  const [n, d] = reader.getRows()[0] as [bigint, bigint]
-  let bytes = 0
-  for (const file of files) bytes += (await stat(file)).size
-  return { files: files.length, rows: Number(n), distinct: Number(d), bytes }
-}
 
 /**
  * Feeds the sink batches flat out for DURATION_S (at most MAX_IN_FLIGHT unacknowledged), then

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { mkdir, open, rm, stat } from "node:fs/promises"
+import { mkdir, open, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { monitorEventLoopDelay, performance } from "node:perf_hooks"
@@ -8,10 +8,9 @@ import { ClickCollector, deriveClick } from "../../engine/clicks/collector.ts"
 import { SpoolSink } from "../../engine/clicks/spoolSink.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "../../engine/geo/geo.ts"
 import type { ClickRecord } from "../../shared/clicks/click.ts"
-import { listClickFiles } from "../../shared/clicks/files.ts"
 import { encodeClicks } from "../../shared/clicks/clickCsv.ts"
-import { openDuckDb, quote } from "../../shared/clicks/parquet.ts"
-import { clickRecordPool, cutBatch, rawClickPool, syntheticLinks } from "../lib/ingestRecords.ts"
+import { openDuckDb } from "../../shared/clicks/parquet.ts"
+import { clickRecordPool, countParquet, cutBatch, rawClickPool, syntheticLinks } from "../lib/ingestRecords.ts"
 import { Scope } from "../lib/processes.ts"
 import type { ScenarioResult } from "../lib/result.ts"
 
@@ -49,18 +48,6 @@ const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const quantile = (sorted: ReadonlyArray<number>, q: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-
-const countParquet = async (duck: DuckDBConnection, clicksDir: string) => {
-  const files = await listClickFiles(clicksDir, 0, Date.now() + 86_400_000)
-  if (files.length === 0) return { files: 0, rows: 0, distinct: 0, bytes: 0 }
-  const reader = await duck.runAndReadAll(
-    `SELECT count(*)::BIGINT AS n, count(DISTINCT visitor_hash)::BIGINT AS d FROM read_parquet([${files.map(quote).join(", ")}])`
-  )
-  const [n, d] = reader.getRows()[0] as [bigint, bigint]
-  let bytes = 0
-  for (const file of files) bytes += (await stat(file)).size
-  return { files: files.length, rows: Number(n), distinct: Number(d), bytes }
-}
 
 /** Baseline: the same CSV spool bytes appended and fdatasync'ed one batch at a time, flat out. */
 const rawDisk = async (dir: string, frames: ReadonlyArray<Buffer>, seconds: number) => {
