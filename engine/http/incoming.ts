@@ -2,6 +2,7 @@ import type uWS from "uWebSockets.js"
 import { forwardedClient } from "../../shared/http/forwarded.ts"
 import { queryAsSent } from "../rules/query.ts"
 import { requestHost } from "./requestHost.ts"
+import { socketAddress } from "./socketAddress.ts"
 
 /** Everything read from the request before the handler returns (uWS invalidates `req` then). */
 export interface Incoming {
@@ -26,13 +27,6 @@ export interface ReadOptions {
   readonly trustProxy: boolean
   /** The header a CDN names the visitor's country in, if configured. */
   readonly geoHeaderName: string | undefined
-}
-
-const decoder = new TextDecoder()
-
-export const socketAddress = (res: uWS.HttpResponse): string => {
-  const address = decoder.decode(res.getRemoteAddressAsText())
-  return address.startsWith("::ffff:") ? address.slice(7) : address
 }
 
 export const isLoopback = (address: string) => address === "127.0.0.1" || address === "::1"
