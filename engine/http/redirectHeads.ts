@@ -9,7 +9,8 @@ export const NO_STORE = "private, no-store"
  */
 export const safeLocation = (location: string): boolean => /^(?:https?|intent):\/\/[\x21-\x7e]*$/i.test(location)
 
-const MAX_HEADS = 4_096
+/** Destinations remembered (with heads made, and seen once), each set cleared when full. */
+const MAX_REMEMBERED = 4_096
 
 /**
  * Each redirect's status line and headers as the bytes uWS.js writes, made once per status and
@@ -17,30 +18,33 @@ const MAX_HEADS = 4_096
  * `HTTP/1.1 ` and CRLF, and that of writeHeader as `name: value` CRLF, so
  * `302 Found\r\nlocation: …\r\ncache-control: …\r\nreferrer-policy: …` is byte for byte what a
  * writeStatus and three writeHeader calls write, in one call into uWS.js instead of four and
- * without the UTF-8 copy it makes of every string argument. Kept by destination rather than on
- * the compiled link (a link has up to a destination per rule, and a million links are cached:
- * bytes a link would cost whether visited or not); destinations that go out once (a visitor's
- * query passed on) only cycle the bounded set.
+ * without the UTF-8 copy it makes of every string argument.
+ *
+ * Kept by destination rather than on the compiled link (a link has up to a destination per rule,
+ * and a million links are cached: bytes a link would cost whether visited or not). A head is made
+ * on a destination's second visit: making one costs more than the four calls it saves (an
+ * ArrayBuffer), so destinations visited once (a long tail of links, a visitor's query passed on)
+ * are written call by call and only pass through the set of those seen once.
  */
 export class RedirectHeads {
-  private readonly byStatus = new Map<number, Map<string, Uint8Array>>()
-  private size = 0
+  private readonly made = new Map<string, { readonly status: number; readonly bytes: Uint8Array }>()
+  private readonly seenOnce = new Set<string>()
 
-  /** The head of a redirect to `location`; undefined for a location safeLocation refuses. */
-  of(status: number, statusLine: string, location: string): Uint8Array | undefined {
-    let heads = this.byStatus.get(status)
-    const known = heads?.get(location)
-    if (known !== undefined) return known
-    if (!safeLocation(location)) return undefined
-    if (this.size >= MAX_HEADS) {
-      this.byStatus.clear()
-      this.size = 0
-      heads = undefined
+  /** The head made for a redirect to `location` with this status, if there is one. */
+  get(status: number, location: string): Uint8Array | undefined {
+    const head = this.made.get(location)
+    return head !== undefined && head.status === status ? head.bytes : undefined
+  }
+
+  /** A redirect to a safe `location` was written call by call: the second time, its head is made. */
+  written(status: number, statusLine: string, location: string): void {
+    if (!this.seenOnce.delete(location)) {
+      if (this.seenOnce.size >= MAX_REMEMBERED) this.seenOnce.clear()
+      this.seenOnce.add(location)
+      return
     }
-    if (heads === undefined) this.byStatus.set(status, (heads = new Map()))
-    const head = new Uint8Array(Buffer.from(`${statusLine}\r\nlocation: ${location}\r\ncache-control: ${NO_STORE}\r\nreferrer-policy: ${REDIRECT_REFERRER_POLICY}`, "latin1"))
-    heads.set(location, head)
-    this.size++
-    return head
+    if (this.made.size >= MAX_REMEMBERED) this.made.clear()
+    const text = `${statusLine}\r\nlocation: ${location}\r\ncache-control: ${NO_STORE}\r\nreferrer-policy: ${REDIRECT_REFERRER_POLICY}`
+    this.made.set(location, { status, bytes: new Uint8Array(Buffer.from(text, "latin1")) })
   }
 }

@@ -1,8 +1,8 @@
 import type uWS from "uWebSockets.js"
 import { errorPage, unavailablePage } from "../pages/html.ts"
-import { type Headers, PAGE_HEADERS } from "../pages/securityHeaders.ts"
+import { type Headers, PAGE_HEADERS, REDIRECT_REFERRER_POLICY } from "../pages/securityHeaders.ts"
 import type { AnswerCounts } from "../ops/answerCounts.ts"
-import { RedirectHeads } from "./redirectHeads.ts"
+import { NO_STORE, RedirectHeads, safeLocation } from "./redirectHeads.ts"
 
 const STATUS_LINE: Readonly<Record<number, string>> = {
   200: "200 OK",
@@ -87,10 +87,18 @@ export class Responder {
 
   /** The hot path's response: written directly, without send()'s header list. */
   redirect(res: uWS.HttpResponse, head: boolean, status: number, location: string): void {
-    const block = this.heads.of(status, STATUS_LINE[status] ?? `${status}`, location)
-    if (block === undefined) return this.page(res, head, 502, errorPage())
-    this.counted(status)
-    res.writeStatus(block)
+    const made = this.heads.get(status, location)
+    if (made !== undefined) {
+      this.counted(status)
+      res.writeStatus(made)
+    } else {
+      if (!safeLocation(location)) return this.page(res, head, 502, errorPage())
+      this.counted(status)
+      const statusLine = STATUS_LINE[status] ?? `${status}`
+      res.writeStatus(statusLine).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
+        .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
+      this.heads.written(status, statusLine, location)
+    }
     if (this.closing) res.writeHeader("connection", "close")
     if (head) res.writeHeader("content-length", "0").endWithoutBody()
     else res.end()
