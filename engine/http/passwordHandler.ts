@@ -8,7 +8,8 @@ import { cookieName, type PasswordAttempts, signUnlock, UNLOCK_TTL_SECONDS } fro
 import { type Incoming, selfUrl } from "./incoming.ts"
 import type { PendingAnswers, Respond } from "./pendingAnswers.ts"
 import { hostKind } from "./requestHost.ts"
-import { NO_STORE, type Responder } from "./respond.ts"
+import { NO_STORE } from "./redirectHeads.ts"
+import type { Responder } from "./respond.ts"
 
 const MAX_FORM_BYTES = 4096
 

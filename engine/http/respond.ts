@@ -2,6 +2,7 @@ import type uWS from "uWebSockets.js"
 import { errorPage, unavailablePage } from "../pages/html.ts"
 import { type Headers, PAGE_HEADERS, REDIRECT_REFERRER_POLICY } from "../pages/securityHeaders.ts"
 import type { AnswerCounts } from "../ops/answerCounts.ts"
+import { NO_STORE, RedirectHeads, safeLocation } from "./redirectHeads.ts"
 
 const STATUS_LINE: Readonly<Record<number, string>> = {
   200: "200 OK",
@@ -25,15 +26,6 @@ const STATUS_LINE: Readonly<Record<number, string>> = {
 /** Every status the engine answers with: its metrics show each from the start, at 0. */
 export const ANSWER_STATUSES: ReadonlyArray<number> = Object.keys(STATUS_LINE).map(Number)
 
-export const NO_STORE = "private, no-store"
-
-/**
- * A destination the engine will send a visitor to: http(s) (or an Android intent) in printable
- * ASCII, which every compiled destination is (toLocationUrl) and every visitor query is made
- * (queryAsSent): the last guard against a header split or raw bytes in Location.
- */
-const safeLocation = (location: string): boolean => /^(?:https?|intent):\/\/[\x21-\x7e]*$/i.test(location)
-
 const NO_HEADERS: Headers = []
 
 /**
@@ -56,6 +48,7 @@ export class Responder {
    * a client had pipelined behind this one may already be on their way, and are answered too.
    */
   private closing = false
+  private readonly heads = new RedirectHeads()
 
   constructor(private readonly counts: AnswerCounts | undefined) {}
 
@@ -94,10 +87,18 @@ export class Responder {
 
   /** The hot path's response: written directly, without send()'s header list. */
   redirect(res: uWS.HttpResponse, head: boolean, status: number, location: string): void {
-    if (!safeLocation(location)) return this.page(res, head, 502, errorPage())
-    this.counted(status)
-    res.writeStatus(STATUS_LINE[status] ?? `${status}`).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
-      .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
+    const made = this.heads.get(status, location)
+    if (made !== undefined) {
+      this.counted(status)
+      res.writeStatus(made)
+    } else {
+      if (!safeLocation(location)) return this.page(res, head, 502, errorPage())
+      this.counted(status)
+      const statusLine = STATUS_LINE[status] ?? `${status}`
+      res.writeStatus(statusLine).writeHeader("location", location).writeHeader("cache-control", NO_STORE)
+        .writeHeader("referrer-policy", REDIRECT_REFERRER_POLICY)
+      this.heads.written(status, statusLine, location)
+    }
     if (this.closing) res.writeHeader("connection", "close")
     if (head) res.writeHeader("content-length", "0").endWithoutBody()
     else res.end()

@@ -3,7 +3,7 @@ import type { LinkCache } from "../cache/linkCache.ts"
 import type { ClickIntake } from "../clicks/clickChannel.ts"
 import type { GeoLookup } from "../geo/geo.ts"
 import { methodNotAllowedPage } from "../pages/html.ts"
-import { type ReadOptions, readIncoming, type RoutedMethod } from "./incoming.ts"
+import { headerKey, type ReadOptions, readIncoming, type RoutedMethod } from "./incoming.ts"
 import { makePasswordHandler } from "./passwordHandler.ts"
 import { PendingAnswers } from "./pendingAnswers.ts"
 import { localAttempts, type PasswordAttempts } from "../password/unlock.ts"
@@ -46,7 +46,7 @@ export const startEngineServer = async (options: EngineServerOptions) => {
   const { cache, clicks, geo, secret } = options
   const responder = new Responder(options.answers)
   const pending = new PendingAnswers(responder)
-  const readOptions: ReadOptions = { trustProxy: options.trustProxy, geoHeaderName: geo.headerName }
+  const readOptions: ReadOptions = { trustProxy: options.trustProxy, geoHeaderKey: geo.headerName === undefined ? undefined : headerKey(geo.headerName) }
   const status = makeStatusHandler(options.status, pending, responder)
   const visit = makeVisitHandler({ cache, clicks, geo, secret, pending, responder })
   const password = makePasswordHandler({ cache, secret, linkScheme: options.linkScheme, pending, attempts: options.attempts ?? localAttempts(), responder })

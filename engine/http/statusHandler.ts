@@ -1,5 +1,6 @@
 import type uWS from "uWebSockets.js"
-import { isLoopback, socketAddress } from "./incoming.ts"
+import { isLoopback } from "./incoming.ts"
+import { socketAddress } from "./socketAddress.ts"
 import type { PendingAnswers } from "./pendingAnswers.ts"
 import type { Responder } from "./respond.ts"
 
