@@ -38,6 +38,13 @@ const countryCode = (value: string | undefined | null): string | null => {
  * Where a visitor is: the trusted proxy header when configured (CF-IPCountry and the like), else
  * the country database; region and city only when a city database is configured.
  */
+/**
+ * `::ffff:1.2.3.4` as `1.2.3.4`: a proxy on a dual-stack socket forwards IPv4 visitors so, and
+ * the databases hold them under their IPv4 address only.
+ */
+const unmapped = (ip: string): string =>
+  ip.length > 7 && ip.charCodeAt(0) === 58 && /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip
+
 export const makeGeoLookup = (options: {
   readonly header: string | undefined
   readonly countryDatabase: string | undefined
@@ -57,7 +64,7 @@ export const makeGeoLookup = (options: {
     if (known !== undefined) return known
     let code: string | null
     try {
-      const record = country.get(ip)
+      const record = country.get(unmapped(ip))
       code = countryCode(record?.country_code ?? record?.country?.iso_code)
     } catch {
       code = null
@@ -77,7 +84,7 @@ export const makeGeoLookup = (options: {
       if (city === undefined || ip === "") return fromHeader === null && ip === "" ? NONE : { country: fromHeader ?? lookupCountry(ip), region: null, city: null }
       let record: CityRecord | null = null
       try {
-        record = city.get(ip)
+        record = city.get(unmapped(ip))
       } catch {
         record = null
       }

@@ -83,6 +83,8 @@ describe("country", () => {
     ["MMDB: 8.8.8.8", mmdb, "8.8.8.8", "", "US"],
     ["MMDB: 81.2.69.160", mmdb, "81.2.69.160", "", "GB"],
     ["MMDB: IPv6 2001:4860:4860::8888", mmdb, "2001:4860:4860::8888", "", "US"],
+    ["MMDB: IPv4-mapped (a dual-stack proxy's X-Forwarded-For)", mmdb, "::ffff:81.2.69.160", "", "GB"],
+    ["MMDB: IPv4-mapped, upper case", mmdb, "::FFFF:8.8.8.8", "", "US"],
     ["MMDB: loopback", mmdb, "127.0.0.1", "", null],
     ["MMDB: private range", mmdb, "10.1.2.3", "", null],
     ["MMDB: no address", mmdb, "", "", null],
