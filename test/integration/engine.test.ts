@@ -51,7 +51,7 @@ describe("engines kept fresh over NATS", () => {
   it("serves a new link from both engines, and a PATCH of its url within 1 s", async () => {
     const created = await api.post("/v1/links", { url: "https://example.com/one", slug: "e2e" })
     expect(created.status).toBe(201)
-    await eventually(async () => (await locations()).every((l) => l === "https://example.com/one"), 2_000)
+    await eventually(async () => (await locations()).every((l) => l === "https://example.com/one"), 10_000)
 
     const patched = await api.patch(`/v1/links/${created.body.id}`, { url: "https://example.com/two" })
     expect(patched.status).toBe(200)

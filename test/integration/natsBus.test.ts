@@ -64,7 +64,7 @@ describe("natsBus connection state", () => {
     const before = resets
     const stoppedAt = Date.now()
     await nats.stop()
-    await eventually(async () => lastState()?.connected === false, 2_000)
+    await eventually(async () => lastState()?.connected === false, 10_000)
     const lost = lastState() as { connected: false; since: number; at: number }
     expect(lost.at - stoppedAt).toBeLessThan(1_000)
     expect(lost.since).toBeLessThanOrEqual(stoppedAt)

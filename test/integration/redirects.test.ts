@@ -193,7 +193,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     expect(await settledClicks()).toEqual(before)
     // The sink is live: one GET is counted.
     await go(`/${link.slug}`)
-    await eventually(async () => (await status()).clicks.people === before.people + 1, 2_000)
+    await eventually(async () => (await status()).clicks.people === before.people + 1, 15_000)
   })
 
   it("other methods get 405 with Allow; an oversized password form gets 413; the engine keeps answering", async () => {
@@ -406,7 +406,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     // Search crawlers are not preview crawlers: they get the redirect.
     expectRedirect(await as(UA.googlebot, `/${link.slug}`), 302, "https://example.com/preview")
 
-    await eventually(async () => (await status()).clicks.people === before.people + 1, 2_000)
+    await eventually(async () => (await status()).clicks.people === before.people + 1, 15_000)
     await sleep(300)
     const after = await settledClicks()
     expect(counted(after)).toEqual({ people: before.people + 1, agent: before.agent })
@@ -492,7 +492,7 @@ describe("redirect engine over HTTP (embedded npm start)", () => {
     // A test that has ended sends everyone to the link's url.
     await patchLink(link.id, { abTest: { variants: [{ url: a, weight: 70 }, { url: b, weight: 30 }], endsAt: new Date(Date.now() - 1000).toISOString() } })
     const someB = visitors.filter((ua) => seen.get(ua) === b).slice(0, 10)
-    await eventually(async () => (await as(someB[0], "/ab")).location === a, 2_000)
+    await eventually(async () => (await as(someB[0], "/ab")).location === a, 10_000)
     for (const ua of someB) expect((await as(ua, "/ab")).location).toBe(a)
   })
 
