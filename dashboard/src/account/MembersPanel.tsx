@@ -4,7 +4,7 @@ import { call } from "../api/client.ts"
 import type { ApiFailure, Outcome } from "../api/failure.ts"
 import { useApi, useAsync } from "../api/useApi.ts"
 import { useSignedIn } from "../session/SessionContext.tsx"
-import { CopyButton, ErrorNote, Field, formatDate, Skeleton } from "../ui/controls.tsx"
+import { CopyButton, ErrorNote, Field, formatDate, RoleField, Skeleton } from "../ui/controls.tsx"
 
 type Role = Member["role"]
 
@@ -92,14 +92,7 @@ export const MembersPanel = () => {
             <Field label="Invite by email" field="email" failure={failure}>
               {(p) => <input {...p} type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ada@example.com" />}
             </Field>
-            <Field label="Their role" field="role" failure={failure}>
-              {(p) => (
-                <select {...p} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                  <option value="member">member</option>
-                  <option value="admin">admin</option>
-                </select>
-              )}
-            </Field>
+            <RoleField label="Their role" value={role} onChange={setRole} failure={failure} />
             <button type="submit">Create invitation link</button>
             <ErrorNote failure={failure} fields={["email", "role"]} />
           </form>

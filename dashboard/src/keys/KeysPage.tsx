@@ -4,7 +4,7 @@ import type { ApiFailure } from "../api/failure.ts"
 import { useApi } from "../api/useApi.ts"
 import { type ApiKey, keys, type Role } from "../api/workspaceCalls.ts"
 import { useSignedIn } from "../session/SessionContext.tsx"
-import { CopyButton, EmptyState, ErrorNote, Field, formatDate, PlanNote, Skeleton } from "../ui/controls.tsx"
+import { CopyButton, EmptyState, ErrorNote, Field, formatDate, PlanNote, RoleField, Skeleton } from "../ui/controls.tsx"
 import { usePageTitle } from "../ui/usePageTitle.ts"
 
 /** API keys: create (shown once), list with last use, revoke. Admins only. */
@@ -39,14 +39,7 @@ export const KeysPage = () => {
           <Field label="Name" field="name" failure={failure}>
             {(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} placeholder="CI deploys" />}
           </Field>
-          <Field label="Role" field="role" failure={failure}>
-            {(p) => (
-              <select {...p} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                <option value="member">member</option>
-                <option value="admin">admin</option>
-              </select>
-            )}
-          </Field>
+          <RoleField label="Role" value={role} onChange={setRole} failure={failure} />
           <Field label="Scope" field="scope" failure={failure}>
             {(p) => (
               <select {...p} value={scope} onChange={(e) => setScope(e.target.value as "all" | "read")}>

@@ -122,3 +122,20 @@ export const download = (blob: Blob, name: string) => {
   a.remove()
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
+
+/** A workspace role (member or admin) to give a key or an invited person, with the API's issues at `role`. */
+export const RoleField = <R extends "member" | "admin">({ label, value, onChange, failure }: {
+  readonly label: ReactNode
+  readonly value: R
+  readonly onChange: (role: R) => void
+  readonly failure: ApiFailure | undefined
+}) => (
+  <Field label={label} field="role" failure={failure}>
+    {(p) => (
+      <select {...p} value={value} onChange={(e) => onChange(e.target.value as R)}>
+        <option value="member">member</option>
+        <option value="admin">admin</option>
+      </select>
+    )}
+  </Field>
+)
