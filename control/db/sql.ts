@@ -1,6 +1,7 @@
 import { Effect, Exit, Predicate } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
+import type { OutageLog } from "../../shared/db/outageLog.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { hooked } from "./callHooks.ts"
@@ -12,36 +13,28 @@ import { hooked } from "./callHooks.ts"
  * DatabaseUnavailable (the API answers it 503); any other failure of a statement that the
  * repository did not handle (as it handles a unique violation it expects) is unexpected: a defect.
  * Each operation runs inside the process's hooks (callHooks.ts): metrics, wake-ups after commit.
+ * Calls tell the outage log of the Database they run on (shared/db/outageLog.ts) whether it answered.
  */
 
-// During an outage every request fails the same way: one line when it begins, one when it ends.
-let unavailableSince: number | undefined
-let answeredUnavailable = 0
-
-const unavailable = (cause: unknown): DatabaseUnavailable => {
-  answeredUnavailable++
-  if (unavailableSince === undefined) {
-    unavailableSince = Date.now()
-    console.warn(`database unavailable, answering 503: ${cause instanceof Error ? cause.message : String(cause)} (logged again once it answers)`)
-  }
+const unavailable = (outage: OutageLog, cause: unknown): DatabaseUnavailable => {
+  outage.unavailable(cause)
   return DatabaseUnavailable.now()
 }
 
-const answered = <A>(value: A): A => {
-  if (unavailableSince !== undefined) {
-    console.log(`database answers again after ${Math.round((Date.now() - unavailableSince) / 1000)} s (${answeredUnavailable} calls answered 503 meanwhile)`)
-    unavailableSince = undefined
-    answeredUnavailable = 0
-  }
-  return value
-}
-
-/** One call of the `postgres` client (or of another store: DuckDB, DNS and a row update). */
-export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable | DatabaseError> =>
-  Effect.tryPromise({
-    try: () => Promise.resolve(call()).then(answered),
-    catch: (cause) => (isDatabaseUnavailable(cause) ? unavailable(cause) : new DatabaseError({ cause }))
-  })
+/**
+ * One call of the `postgres` client (or of another store: DuckDB, DNS and a row update), told to
+ * the outage log of the Database it runs on.
+ */
+export const run = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable | DatabaseError, Database> =>
+  Effect.flatMap(Effect.service(Database), ({ outage }) =>
+    Effect.tryPromise({
+      try: () =>
+        Promise.resolve(call()).then((value) => {
+          outage.answered()
+          return value
+        }),
+      catch: (cause) => (isDatabaseUnavailable(cause) ? unavailable(outage, cause) : new DatabaseError({ cause }))
+    }))
 
 /** What a repository operation hands its caller: failures it did not handle are defects. */
 const settle = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, DatabaseError>, R> =>
@@ -57,16 +50,18 @@ const settle = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclu
  * bounds (see shared/db/client.ts) end the statement or the connection behind it.
  */
 const withDeadline = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.service(Database), ({ queryTimeoutMs }) =>
+  Effect.flatMap(Effect.service(Database), ({ outage, queryTimeoutMs }) =>
     queryTimeoutMs === undefined
       ? effect
       : Effect.timeoutOrElse(effect, {
         duration: queryTimeoutMs,
-        orElse: () => Effect.fail(unavailable(new Error(`no answer within ${queryTimeoutMs} ms`)))
+        orElse: () => Effect.fail(unavailable(outage, new Error(`no answer within ${queryTimeoutMs} ms`)))
       }))
 
 /** Work on the pool outside a transaction, its calls made with `run`, within the deadline. */
-export const onPool = <A, E>(work: (sql: Sql) => Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, Database> =>
+export const onPool = <A, E, R>(
+  work: (sql: Sql) => Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, R | Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) => withDeadline(settle(work(sql))))
 
 /** One call on the pool, within the deadline. */
@@ -74,7 +69,7 @@ export const query = <A>(call: (sql: Sql) => PromiseLike<A>): Effect.Effect<A, D
   hooked(onPool((sql) => run(() => call(sql))))
 
 /** A unique violation of the statement(s) is `onTaken` (a name or slug already used). */
-export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.Effect<A, E | DatabaseError>) =>
+export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E, R>(effect: Effect.Effect<A, E | DatabaseError, R>) =>
   Effect.catchIf(
     effect,
     (error): error is DatabaseError => Predicate.isTagged(error, "DatabaseError") && isUniqueViolation((error as DatabaseError).cause),
@@ -82,7 +77,7 @@ export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E>(effect: Effect.
   )
 
 /** Work that is not bounded by the database deadline (a DNS check, a DuckDB query): failures as `query`'s. */
-export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable> => settle(run(call))
+export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable, Database> => settle(run(call))
 
 /**
  * Runs `body` inside `open` (postgres.js's begin or savepoint). This is the one place an Effect
@@ -92,8 +87,8 @@ export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, Databas
 const inside = <A, E, R>(
   open: (callback: (tx: TransactionSql) => Promise<never>) => PromiseLike<unknown>,
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R> =>
-  Effect.flatMap(Effect.context<R>(), (context) =>
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R | Database> =>
+  Effect.flatMap(Effect.context<R | Database>(), (context) =>
     Effect.suspend(() => {
       let failed: Exit.Failure<never, E> | undefined
       return run(() =>
@@ -122,4 +117,4 @@ export const transaction = <A, E, R>(
 export const savepoint = <A, E, R>(
   tx: TransactionSql,
   body: (sp: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R> => inside((callback) => tx.savepoint(callback), body)
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R | Database> => inside((callback) => tx.savepoint(callback), body)
