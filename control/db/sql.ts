@@ -1,10 +1,11 @@
-import { Effect, Exit, Predicate } from "effect"
+import { Effect, Predicate } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { Database, DatabaseError, isUniqueViolation } from "../../shared/db/Database.ts"
 import type { OutageLog } from "../../shared/db/outageLog.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 import { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { hooked } from "./callHooks.ts"
+import { inCallbackScope } from "./callbackScope.ts"
 
 /**
  * Database work as Effects. Repositories write SQL with the `postgres` client and run each
@@ -80,41 +81,24 @@ export const uniqueViolation = <E2>(onTaken: () => E2) => <A, E, R>(effect: Effe
 export const attempt = <A>(call: () => PromiseLike<A>): Effect.Effect<A, DatabaseUnavailable, Database> => settle(run(call))
 
 /**
- * Runs `body` inside `open` (postgres.js's begin or savepoint). This is the one place an Effect
- * failure becomes a rollback and back: postgres.js rolls back when its callback rejects, so a
- * failed body rejects, and the body's own failure (a SlugTaken, say) is what the caller sees.
+ * Runs `body` in one transaction, within the deadline. The body runs in the calling fiber (see
+ * callbackScope.ts): it commits when it succeeds, rolls back when it fails (its failure is what
+ * the caller sees) and when the deadline interrupts it: a body cut short never commits after
+ * its caller was answered 503. A failing BEGIN or COMMIT is a failure of the call, as `run`'s.
  */
-const inside = <A, E, R>(
-  open: (callback: (tx: TransactionSql) => Promise<never>) => PromiseLike<unknown>,
-  body: (tx: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R | Database> =>
-  Effect.flatMap(Effect.context<R | Database>(), (context) =>
-    Effect.suspend(() => {
-      let failed: Exit.Failure<never, E> | undefined
-      return run(() =>
-        open(async (tx) => {
-          const exit = await Effect.runPromiseExit(Effect.provideContext(body(tx), context))
-          if (Exit.isSuccess(exit)) return exit.value as never
-          failed = exit as Exit.Failure<never, E>
-          throw new Error("rolled back")
-        })
-      ).pipe(Effect.catch((error): Effect.Effect<never, E | DatabaseUnavailable | DatabaseError> =>
-        failed === undefined ? Effect.fail(error) : Effect.failCause(failed.cause))) as Effect.Effect<A, E | DatabaseUnavailable | DatabaseError>
-    }))
-
-/** Runs `body` in one transaction, within the deadline (see `inside`). */
 export const transaction = <A, E, R>(
   body: (tx: TransactionSql) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, DatabaseError> | DatabaseUnavailable, R | Database> =>
   Effect.flatMap(Effect.service(Database), ({ sql }) =>
-    hooked(withDeadline(settle(inside((callback) => sql.begin(callback), body)))))
+    hooked(withDeadline(settle(inCallbackScope((callback) => sql.begin(callback), body, run)))))
 
 /**
- * Runs `body` in a savepoint of `tx`: a failure of the body rolls back its own writes only, and
- * is what the caller sees, while the transaction goes on. Lets one transaction (one commit) carry
+ * Runs `body` in a savepoint of `tx`, in the calling fiber as a transaction's body: a failure of
+ * the body rolls back its own writes only, and is what the caller sees, while the transaction goes on. Lets one transaction (one commit) carry
  * many independent items, as an import's batch does.
  */
 export const savepoint = <A, E, R>(
   tx: TransactionSql,
   body: (sp: TransactionSql) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R | Database> => inside((callback) => tx.savepoint(callback), body)
+): Effect.Effect<A, E | DatabaseUnavailable | DatabaseError, R | Database> =>
+  inCallbackScope((callback) => tx.savepoint(callback), body, run)
