@@ -8,6 +8,7 @@ import type { Sql } from "postgres"
 import { type AdminCommand, type AdminOutcome, sendAdminCommand } from "../control/admin/adminChannel.ts"
 import { runAdminCommandOn } from "../control/admin/runAdminCommand.ts"
 import { openPostgres } from "../shared/db/client.ts"
+import { makeOutageLog } from "../shared/db/outageLog.ts"
 import { DataDirectoryInUse, openEmbedded } from "../control/db/embedded.ts"
 import { migrate, pendingMigrations } from "../control/db/migrate.ts"
 import { type Plan, PLANS } from "../control/kernel/plans.ts"
@@ -27,7 +28,7 @@ const fail = (message: string, code = 1): never => {
 const provision = async (config: RicochetConfig, command: AdminCommand, creates: boolean): Promise<AdminOutcome> => {
   // The CLI owns this database for one command: no API deadline.
   const runOn = async (sql: Sql, kind: "embedded" | "postgres"): Promise<AdminOutcome> => {
-    const exit = await Effect.runPromiseExit(runAdminCommandOn({ sql, kind, queryTimeoutMs: undefined }, config.shortDomain, command))
+    const exit = await Effect.runPromiseExit(runAdminCommandOn({ sql, kind, queryTimeoutMs: undefined, outage: makeOutageLog() }, config.shortDomain, command))
     if (Exit.isSuccess(exit)) return { result: exit.value }
     const refusal = Cause.findErrorOption(exit.cause)
     if (refusal._tag === "Some") return { refused: refusal.value.message }

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { openPostgres } from "../../shared/db/client.ts"
 import { Database, DatabaseError } from "../../shared/db/Database.ts"
+import { makeOutageLog } from "../../shared/db/outageLog.ts"
 import { isDatabaseUnavailable } from "../../shared/db/unavailable.ts"
 import { StartupFailure } from "../../shared/startup/startupFailure.ts"
 import { DataDirectoryInUse, openEmbedded } from "./embedded.ts"
@@ -42,7 +43,7 @@ export const postgresLayer = (url: string, timeoutSeconds: number, max = 10): La
           } finally {
             await migrator.end({ timeout: 1 })
           }
-          return Database.of({ sql: openPostgres(url, max, timeoutSeconds), kind: "postgres", queryTimeoutMs: timeoutSeconds * 1000 })
+          return Database.of({ sql: openPostgres(url, max, timeoutSeconds), kind: "postgres", queryTimeoutMs: timeoutSeconds * 1000, outage: makeOutageLog() })
         },
         catch: (cause) => startFailure("DATABASE_URL", cause)
       }),
@@ -70,7 +71,7 @@ export const embeddedLayer = (dataDir: string, timeoutSeconds: number): Layer.La
             await db.close()
             throw error
           }
-          return { db, service: Database.of({ sql: db.sql, kind: "embedded", queryTimeoutMs: timeoutSeconds * 1000 }) }
+          return { db, service: Database.of({ sql: db.sql, kind: "embedded", queryTimeoutMs: timeoutSeconds * 1000, outage: makeOutageLog() }) }
         },
         catch: (cause) => (cause instanceof DataDirectoryInUse ? new StartupFailure({ message: cause.message }) : new DatabaseError({ cause }))
       }),

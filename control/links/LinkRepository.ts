@@ -178,13 +178,13 @@ const countLinks = (tx: TransactionSql, scope: Scope) => () =>
  * A link's writes inside a transaction: its references checked, then `quota` (the caller's, so
  * that the errors come in the order a single create gives them), the row, its tags and events.
  */
-const insertLink = <EQ>(
+const insertLink = <EQ, RQ>(
   tx: TransactionSql,
   scope: Scope,
   input: LinkCreate,
   passwordHash: string | null,
   base: LinkBase,
-  quota: Effect.Effect<void, EQ>
+  quota: Effect.Effect<void, EQ, RQ>
 ) =>
   Effect.gen(function*() {
     const domain = yield* resolveDomain(tx, scope.workspaceId, input.domain)

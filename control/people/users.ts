@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { EMAIL } from "../../shared/config.ts"
-import type { DatabaseError, Queryable } from "../../shared/db/Database.ts"
+import type { Database, DatabaseError, Queryable } from "../../shared/db/Database.ts"
 import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { newId } from "../../shared/ids.ts"
 import { query, run, transaction } from "../db/sql.ts"
@@ -73,7 +73,7 @@ export const createUserOn = (
   sql: Queryable,
   input: { readonly email: string; readonly workspaceId: string; readonly role: string; readonly password?: string }
 ) =>
-  Effect.gen(function*(): Effect.fn.Return<CreatedUser, EmailInvalid | RoleInvalid | WorkspaceUnknown | AlreadyMember | PasswordOutOfBounds | DatabaseUnavailable | DatabaseError> {
+  Effect.gen(function*(): Effect.fn.Return<CreatedUser, EmailInvalid | RoleInvalid | WorkspaceUnknown | AlreadyMember | PasswordOutOfBounds | DatabaseUnavailable | DatabaseError, Database> {
     const email = yield* checkEmail(input.email)
     const role = yield* checkRole(input.role)
     yield* requireWorkspace(sql, input.workspaceId)

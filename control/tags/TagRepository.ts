@@ -60,7 +60,7 @@ export const TagRepositoryLayer = Layer.effect(TagRepository)(Effect.gen(functio
       const changes: Record<string, unknown> = {}
       if (input.name !== undefined) changes.name = input.name
       if (input.color !== undefined) changes.color = input.color
-      return onPool((sql): Effect.Effect<ReadonlyArray<TagRow>, TagNameTaken | DatabaseUnavailable | DatabaseError> =>
+      return onPool((sql): Effect.Effect<ReadonlyArray<TagRow>, TagNameTaken | DatabaseUnavailable | DatabaseError, Database> =>
         Object.keys(changes).length === 0
           ? run(() => sql<TagRow[]>`SELECT id, name, color, created_at FROM tags WHERE workspace_id = ${workspaceId} AND id = ${id}`)
           : run(() =>

@@ -1,6 +1,7 @@
 import { Context, Data, Effect, Layer } from "effect"
 import type { Sql, TransactionSql } from "postgres"
 import { openPostgres } from "./client.ts"
+import { makeOutageLog, type OutageLog } from "./outageLog.ts"
 
 /**
  * The database as a service: the `postgres` client over PostgreSQL (DATABASE_URL) or the embedded
@@ -13,6 +14,8 @@ export class Database extends Context.Service<Database, {
   readonly kind: "embedded" | "postgres"
   /** How long a call may take before it counts as unavailable; undefined: as long as it takes. */
   readonly queryTimeoutMs: number | undefined
+  /** This database's outage, told once as it begins and once as it ends (control's calls report to it). */
+  readonly outage: OutageLog
 }>()("ricochet/Database") {}
 
 /** Anything the database threw that is not a domain outcome: a logged 500, never shown to clients. */
@@ -34,7 +37,9 @@ export const isUniqueViolation = (error: unknown, constraint?: string): boolean 
 export const readOnlyLayer = (url: string, timeoutSeconds: number, max = 4): Layer.Layer<Database> =>
   Layer.effect(Database)(
     Effect.acquireRelease(
-      Effect.sync(() => Database.of({ sql: openPostgres(url, max, timeoutSeconds), kind: "postgres", queryTimeoutMs: timeoutSeconds * 1000 })),
+      Effect.sync(() =>
+        Database.of({ sql: openPostgres(url, max, timeoutSeconds), kind: "postgres", queryTimeoutMs: timeoutSeconds * 1000, outage: makeOutageLog() })
+      ),
       // Cannot reject (.catch): connections that fail to end are closed with the process.
       ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 }).catch((error) => console.error("database: closing the pool failed", error)))
     )

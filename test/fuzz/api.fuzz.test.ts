@@ -10,6 +10,7 @@ import { makeWakeSignal } from "../../control/jobs/wakeSignal.ts"
 import { OutboxSignal } from "../../control/outbox/OutboxSignal.ts"
 import { createKey, createWorkspace, type ProvisionedWorkspace } from "../../control/workspaces/provisioning.ts"
 import { Database } from "../../shared/db/Database.ts"
+import { makeOutageLog } from "../../shared/db/outageLog.ts"
 import { writeClicksParquet } from "../../shared/clicks/clickCsv.ts"
 import { openDuckDb, partitionOf } from "../../shared/clicks/parquet.ts"
 import { clickRecord } from "../support/clickRecord.ts"
@@ -365,7 +366,7 @@ describe("fuzz: every /v1 endpoint of a real control on PostgreSQL", () => {
     const sql = postgres(db.url, { max: 1, onnotice: () => {} })
     const onDatabase = <A, E>(effect: Effect.Effect<A, E, Database | OutboxSignal>) =>
       Effect.runPromise(effect.pipe(
-        Effect.provideService(Database, { sql, kind: "postgres", queryTimeoutMs: undefined }),
+        Effect.provideService(Database, { sql, kind: "postgres", queryTimeoutMs: undefined, outage: makeOutageLog() }),
         Effect.provideService(OutboxSignal, makeWakeSignal())
       ))
     const created: Array<ProvisionedWorkspace> = []

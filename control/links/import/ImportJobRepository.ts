@@ -304,7 +304,8 @@ export const ImportJobRepositoryLayer = Layer.effect(ImportJobRepository)(Effect
     legacySource: (jobId) =>
       // Without the API's deadline: reading back a file of up to 64 MiB is slow, and happens once.
       attempt(() => database.sql<{ source: string }[]>`SELECT source FROM import_jobs WHERE id = ${jobId}`).pipe(
-        Effect.map(([job]) => job?.source ?? "")
+        Effect.map(([job]) => job?.source ?? ""),
+        withDatabase
       ),
     adoptLegacy: (jobId, headers) =>
       query((sql) => sql`UPDATE import_jobs SET headers = ${sql.json(headers as never)}, source = '' WHERE id = ${jobId}`).pipe(
