@@ -16,6 +16,7 @@ import { ChangeBusLayer } from "../shared/bus/ChangeBus.ts"
 import { ApiServerLayer } from "./http/server.ts"
 import { ControlAdminServerLayer } from "./http/adminServer.ts"
 import { ImportJobRepositoryLayer } from "./links/import/ImportJobRepository.ts"
+import { ImportsQueuedLayer } from "./links/import/ImportsQueued.ts"
 import { ImportRunner } from "./links/import/ImportRunner.ts"
 import { pollLoop } from "./jobs/pollLoop.ts"
 import { wakeAfterCommit } from "./jobs/wakeSignal.ts"
@@ -141,7 +142,7 @@ export const CoreLayer = (config: RicochetConfig) => {
   const base = Layer.mergeAll(
     Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"),
     // What runs around each database call, and what it wakes after a commit.
-    databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer
+    databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer, ImportsQueuedLayer
   )
   const domains = Layer.provideMerge(DomainRepositoryLayer, base)
   return Layer.mergeAll(

@@ -1,8 +1,11 @@
 import { Effect, type Scope } from "effect"
 import { makeJobHealth } from "./jobHealth.ts"
 
-/** What a round of work found: more to do at once, or nothing until the next poll (or a wake). */
-export type RoundOutcome = "again" | "idle"
+/**
+ * What a round of work found: more to do at once, nothing until the next poll (or a wake), or
+ * nothing until a moment the round knows (the next retry due): `{ restMs }` instead of `idleMs`.
+ */
+export type RoundOutcome = "again" | "idle" | { readonly restMs: number }
 
 export interface PollLoop {
   /** Ends the current rest at once; a wake while a round runs is kept for the rest after it. */
@@ -11,8 +14,8 @@ export interface PollLoop {
 
 /**
  * A background job's loop, forked in the scope: runs `round` forever, resting `idleMs` after an
- * idle round (woken early by `wake`), and after a failure backing off from 100 ms, doubling up to
- * `maxBackoffMs`. Failures are reported through a JobHealth named `name`: once when they begin,
+ * idle round or what the round asked for (woken early by `wake` either way), and after a failure
+ * backing off from 100 ms, doubling up to `maxBackoffMs`. Failures are reported through a JobHealth named `name`: once when they begin,
  * once when the job works again.
  */
 export const pollLoop = <E, R>(
@@ -53,7 +56,7 @@ export const pollLoop = <E, R>(
       Effect.tap(() => health.succeeded),
       Effect.flatMap((outcome) => {
         failures = 0
-        return outcome === "again" ? Effect.void : rest(options.idleMs)
+        return outcome === "again" ? Effect.void : rest(outcome === "idle" ? options.idleMs : Math.max(0, outcome.restMs))
       }),
       Effect.catchCause((cause) => {
         failures++

@@ -11,6 +11,8 @@ export const OUTBOX_CHANNEL = "ricochet_outbox"
 // One publisher at a time across control processes keeps events in commit order on the bus.
 const PUBLISH_LOCK = 7_342_003
 const BATCH = 500
+/** The embedded database's poll: only a backstop (see OutboxPublisher). */
+const EMBEDDED_BACKSTOP_MS = 5_000
 
 /** The bus did not take a batch in time; the transaction rolls back and the rows go out later. */
 const publishWithin = (bus: Bus, changes: ReadonlyArray<BusChange>, timeoutMs: number): Promise<void> =>
@@ -54,8 +56,11 @@ export const publishPending = async (sql: Database["Service"]["sql"], bus: Bus, 
   })) as number
 
 /**
- * The outbox publisher fiber. On PostgreSQL a NOTIFY from the writing transaction wakes it at
- * commit; the embedded database (one connection, no LISTEN) is polled briefly instead.
+ * The outbox publisher fiber, woken at commit by the writing transaction: through OutboxSignal in
+ * this process, and on PostgreSQL also by the NOTIFY of other control processes. Its poll is a
+ * backstop. The embedded database is written by this process alone (the CLI reaches it through
+ * the admin channel, whose commits wake the publisher too), and every statement it runs blocks
+ * the event loop the API, and in a single-threaded engine the redirects, share: a long backstop.
  */
 export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind, queryTimeoutMs } = yield* Database
@@ -65,7 +70,7 @@ export const OutboxPublisher = Layer.effectDiscard(Effect.gen(function*() {
   const loop = yield* pollLoop(
     "outbox publisher",
     Effect.map(Effect.tryPromise(() => publishPending(sql, bus, queryTimeoutMs)), (sent) => (sent > 0 ? "again" : "idle")),
-    { idleMs: kind === "postgres" ? 500 : 200 }
+    { idleMs: kind === "postgres" ? 500 : EMBEDDED_BACKSTOP_MS }
   )
   if (kind === "postgres") {
     yield* Effect.acquireRelease(

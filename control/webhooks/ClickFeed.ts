@@ -90,14 +90,15 @@ export const engineFiles = async (clicksDir: string, now: number): Promise<Array
  * about again every second; it is trimmed to the files still listed.
  */
 export const feedClicks = async (sql: Sql, store: ClickStore["Service"], done: Set<string>, now = Date.now()): Promise<number> => {
-  const watching = await sql<{ workspace_id: string }[]>`
-    SELECT DISTINCT workspace_id FROM webhooks WHERE 'link.clicked' = ANY(events)`
-  if (watching.length === 0) return 0
+  // The directory first: an installation without recent clicks asks its database nothing.
   const listed = await engineFiles(store.clicksDir, now)
   const listedSet = new Set(listed)
   for (const name of done) if (!listedSet.has(name)) done.delete(name)
   const files = listed.filter((name) => !done.has(name))
   if (files.length === 0) return 0
+  const watching = await sql<{ workspace_id: string }[]>`
+    SELECT DISTINCT workspace_id FROM webhooks WHERE 'link.clicked' = ANY(events)`
+  if (watching.length === 0) return 0
   const seen = new Set((await sql<{ name: string }[]>`SELECT name FROM webhook_click_files WHERE name = ANY(${files})`).map((r) => r.name))
   for (const name of seen) done.add(name)
   const workspaces = watching.map((w) => w.workspace_id)

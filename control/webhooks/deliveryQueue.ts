@@ -98,6 +98,20 @@ export const claimDue = (sql: Sql, slots: number): Promise<Array<Claimed>> =>
       RETURNING d.id, d.webhook_id, d.message_id, d.payload, d.attempts, d.created_at, w.url, w.secret`
   }) as Promise<Array<Claimed>>
 
+/**
+ * Milliseconds until a claim could take something: the earliest pending delivery of an enabled
+ * webhook, no sooner than its lease (a send under way, here or in another process) and its
+ * breaker allow; zero or less when one may be due now; undefined when nothing is pending at all.
+ * One short statement, so that an idle worker need not run the claim's transaction to know.
+ */
+export const untilNextDue = async (sql: Queryable): Promise<number | undefined> => {
+  const [{ wait_ms }] = await sql<{ wait_ms: number | null }[]>`
+    SELECT (extract(epoch FROM min(GREATEST(d.next_attempt_at, d.lease_until, w.breaker_open_until)) - now()) * 1000)::float8 AS wait_ms
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    WHERE d.status = 'pending' AND w.enabled`
+  return wait_ms ?? undefined
+}
+
 /** What became of an attempt, as the deliveries metric counts it. */
 export type AttemptOutcome = "delivered" | "failed" | "gave_up"
 

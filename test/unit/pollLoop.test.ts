@@ -84,4 +84,24 @@ describe("pollLoop", () => {
     })))
     expect(rounds).toBe(2)
   })
+
+  it("rests as long as an idle round asks, instead of idleMs, and a wake still ends it", async () => {
+    const times: Array<number> = []
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const start = Date.now()
+      // Round 1 asks for 100 ms (a retry due then); round 2 asks for a minute and is woken at ~250 ms.
+      const asked: Array<RoundOutcome> = [{ restMs: 100 }, { restMs: 60_000 }, { restMs: 60_000 }]
+      const round = Effect.sync(() => {
+        times.push(Date.now() - start)
+        return asked[times.length - 1] ?? "idle"
+      })
+      const loop = yield* pollLoop("due times", round, { idleMs: 5 })
+      yield* Effect.sleep(250)
+      loop.wake()
+      yield* Effect.sleep(50)
+    })))
+    expect(times).toHaveLength(3)
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(95)
+    expect(times[2]!).toBeGreaterThanOrEqual(245)
+  })
 })

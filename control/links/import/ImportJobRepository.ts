@@ -10,6 +10,7 @@ import { attempt, query, run, transaction } from "../../db/sql.ts"
 import { toIso } from "../../kernel/fields.ts"
 import { ImportFinished, ImportNotFound, ImportUploading, tooManyImports } from "./errors.ts"
 import type { ParsedUpload } from "./parseUpload.ts"
+import { ImportsQueued } from "./ImportsQueued.ts"
 import { pieceJson, type UploadPiece } from "./pieces.ts"
 import { type ImportJob, MAX_REPORTED_FAILURES, MAX_UNFINISHED_IMPORTS } from "./schema.ts"
 
@@ -137,6 +138,7 @@ const visibleJob = (tx: TransactionSql, workspaceId: string, id: string) =>
 
 export const ImportJobRepositoryLayer = Layer.effect(ImportJobRepository)(Effect.gen(function*() {
   const database = yield* Database
+  const queued = yield* ImportsQueued
   const withDatabase = Effect.provideService(Database, database)
 
   const deletePieces = (jobId: string) =>
@@ -194,6 +196,8 @@ export const ImportJobRepositoryLayer = Layer.effect(ImportJobRepository)(Effect
       ).pipe(
         // Nothing else changes an upload being stored: a missing row is a bug.
         Effect.flatMap(([job]) => (job === undefined ? Effect.die(new Error(`import ${jobId} vanished while uploading`)) : Effect.succeed(report(job, [])))),
+        // The runners are woken once this has committed.
+        Effect.tap(() => queued.mark),
         withDatabase
       ),
     discard: (jobId) =>

@@ -2,7 +2,7 @@ import { Effect, Layer, Result, Semaphore } from "effect"
 import { hostname } from "node:os"
 import { randomBytes } from "node:crypto"
 import { Database } from "../../../shared/db/Database.ts"
-import { pollLoop } from "../../jobs/pollLoop.ts"
+import { type PollLoop, pollLoop } from "../../jobs/pollLoop.ts"
 import { type FieldIssue, unknownReference } from "../../kernel/errors.ts"
 import type { DatabaseUnavailable } from "../../kernel/DatabaseUnavailable.ts"
 import { query } from "../../db/sql.ts"
@@ -14,6 +14,7 @@ import { type CreateFailure, LinkRepository, LinkRepositoryLayer } from "../Link
 import type { LinkCreate } from "../schema.ts"
 import { type ImportRow, mapColumns } from "./columns.ts"
 import { type ClaimedJob, ImportJobRepository, type Progress } from "./ImportJobRepository.ts"
+import { ImportsQueued } from "./ImportsQueued.ts"
 import { parseUpload } from "./parseUpload.ts"
 import { type PieceRow, rowsOfPiece } from "./pieces.ts"
 
@@ -28,7 +29,12 @@ export const LEASE_SECONDS = 30
 const TURN_MS = 2_000
 /** Runners in each control process: jobs of this many workspaces move at once. */
 export const IMPORT_RUNNERS = 2
-const IDLE_MS = 1_000
+/**
+ * An idle runner's rest: a job published here wakes the runners (ImportsQueued), so this only
+ * bounds how late they find a job published by another control process or left by a dead one
+ * (whose lease lapses after LEASE_SECONDS anyway), and how soon leftovers are swept.
+ */
+const IDLE_MS = 5_000
 
 /** The workspace as a batch of rows sees it: its plan, its domains, its tags by name. */
 interface Workspace {
@@ -230,7 +236,6 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
 
   const round = Effect.gen(function*() {
     // What cancelled and abandoned jobs left goes a few pieces a turn, and all of it when idle.
-    yield* jobs.sweep
     const job = yield* jobs.claim(owner, LEASE_SECONDS)
     if (job === undefined) {
       while ((yield* jobs.sweep) > 0) {
@@ -238,8 +243,14 @@ export const ImportRunner = Layer.effectDiscard(Effect.gen(function*() {
       }
       return false
     }
+    yield* jobs.sweep
     yield* runTurn(job)
     return true
   }).pipe(Effect.provideService(Database, database), Effect.map((worked) => (worked ? "again" as const : "idle" as const)))
-  for (let i = 0; i < IMPORT_RUNNERS; i++) yield* pollLoop(`import runner ${i + 1}`, round, { idleMs: IDLE_MS })
+  const runners: Array<PollLoop> = []
+  for (let i = 0; i < IMPORT_RUNNERS; i++) runners.push(yield* pollLoop(`import runner ${i + 1}`, round, { idleMs: IDLE_MS }))
+  // Every runner: jobs of two workspaces published together start together.
+  yield* (yield* ImportsQueued).subscribe(() => {
+    for (const runner of runners) runner.wake()
+  })
 })).pipe(Layer.provide(LinkRepositoryLayer))
