@@ -265,7 +265,11 @@ const helpOf = (specs: ReadonlyArray<{ readonly usage: string; readonly summary:
  */
 const environment = { ...process.env }
 
-/** The configuration, or the process ends with the setting that is wrong. */
+/**
+ * The configuration, or the process ends with the setting that is wrong. The CLI's own commands
+ * (migrate, provisioning) are plain code run once, not services, so they take the whole object;
+ * the processes it starts read their settings from `environment` (ControlLayer, EngineLayer).
+ */
 const configOrFail = (): RicochetConfig => {
   try {
     return loadConfig(environment)

@@ -160,40 +160,42 @@ export const Ready = (withEngine: boolean) => Layer.effectDiscard(Effect.gen(fun
   printPlain(startBlock(`Ricochet is running${withEngine ? "" : " (control only)"}`, startLines(config, kind, created, withEngine)))
 }))
 
+/** The database, the bus, what runs around each database call and what it wakes after a commit. */
+const CoreBase = Layer.mergeAll(
+  DatabaseLayer, ChangeBusLayer("ricochet-control"),
+  databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer
+)
+
+const CoreDomains = Layer.provideMerge(DomainRepositoryLayer, CoreBase)
+
 /**
  * What control and an engine in the same process share: database, bus; and control's domains, DNS
  * verifier and click store. Each part reads its own settings (ControlSettingsLayer).
  */
-export const CoreLayer = (() => {
-  const base = Layer.mergeAll(
-    DatabaseLayer, ChangeBusLayer("ricochet-control"),
-    // What runs around each database call, and what it wakes after a commit.
-    databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer
-  )
-  const domains = Layer.provideMerge(DomainRepositoryLayer, base)
-  return Layer.mergeAll(
-    domains,
-    DomainVerifierLayer.pipe(Layer.provide(domains)),
-    ClickStoreLayer.pipe(Layer.provide(base)),
-    ClickBucketLayer.pipe(Layer.provide(base))
-  )
-})()
+export const CoreLayer = Layer.mergeAll(
+  CoreDomains,
+  DomainVerifierLayer.pipe(Layer.provide(CoreDomains)),
+  ClickStoreLayer.pipe(Layer.provide(CoreBase)),
+  ClickBucketLayer.pipe(Layer.provide(CoreBase))
+)
+
+/** Provisioning and background jobs, which the servers start after. */
+const Startup = Layer.mergeAll(
+  FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob, ClickMirrorJob,
+  ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
+  LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
+)
+
+/** The API server and the operator port, on the configured addresses. */
+const Servers = Layer.unwrap(Effect.map(ListenSettings, (listen) =>
+  Layer.merge(ApiServerLayer(listen.listenHost, listen.apiPort), ControlAdminServerLayer(listen.controlAdminHost, listen.controlAdminPort))))
 
 /**
  * The control plane: provisioning and background jobs first, then the API server and the
  * operator port (control/http/adminServer.ts). The API only accepts requests once the first-start
  * workspace exists. Its output keeps FirstWorkspace for the closing block.
  */
-export const ControlParts = (() => {
-  const startup = Layer.mergeAll(
-    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob, ClickMirrorJob,
-    ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
-    LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
-  )
-  const servers = Layer.unwrap(Effect.map(ListenSettings, (listen) =>
-    Layer.merge(ApiServerLayer(listen.listenHost, listen.apiPort), ControlAdminServerLayer(listen.controlAdminHost, listen.controlAdminPort))))
-  return servers.pipe(Layer.provideMerge(startup))
-})()
+export const ControlParts = Servers.pipe(Layer.provideMerge(Startup))
 
 /**
  * Control's settings services over the variables in `env`: a process's root passes the
