@@ -1,8 +1,9 @@
 // First: on an unsupported Node.js, one line and exit 1 before anything else loads.
 import "./shared/startup/nodeVersion.ts"
 import { Layer } from "effect"
-import { ControlParts, CoreLayer, Ready } from "./control/control.ts"
+import { ControlParts, CoreLayer, Ready, SettingsFrom } from "./control/control.ts"
 import { runProcess } from "./control/runProcess.ts"
+import { EngineConfigurationLayer } from "./engine/EngineConfiguration.ts"
 import { EngineLayer } from "./engine/EngineLayer.ts"
 import { EngineServesProcessMetrics } from "./engine/ops/engineMetrics.ts"
 import { ConfigError, loadConfig, type RicochetConfig } from "./shared/config.ts"
@@ -12,9 +13,11 @@ import { portProblem } from "./shared/startup/ports.ts"
  * `npm start`: control and engine in one process, sharing the database and the bus; the
  * embedded database and in-process bus unless DATABASE_URL / NATS_URL are set.
  */
+// What every part reads its settings from: this copy of the environment, validated here first.
+const environment = { ...process.env }
 let config: RicochetConfig
 try {
-  config = loadConfig()
+  config = loadConfig(environment)
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error
   console.error(`ricochet: ${error.message}`)
@@ -33,5 +36,9 @@ if (taken !== undefined) {
 }
 
 // One process: control's /metrics carries the process's own series, the engine's does not repeat them.
-const Engine = EngineLayer.pipe(Layer.provide(Layer.succeed(EngineServesProcessMetrics)(false)))
-runProcess(Ready(true).pipe(Layer.provide(Layer.merge(ControlParts(config), Engine)), Layer.provide(CoreLayer(config))))
+const Engine = EngineLayer.pipe(Layer.provide(Layer.succeed(EngineServesProcessMetrics)(false)), Layer.provide(EngineConfigurationLayer))
+runProcess(Ready(true).pipe(
+  Layer.provide(Layer.merge(ControlParts, Engine)),
+  Layer.provide(CoreLayer),
+  Layer.provide(SettingsFrom(environment))
+))

@@ -260,10 +260,20 @@ const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h"
 const helpOf = (specs: ReadonlyArray<{ readonly usage: string; readonly summary: string }>) =>
   specs.map((spec) => `Usage: ${spec.usage}\n${spec.summary}`).join("\n\n")
 
-/** The configuration, or the process ends with the setting that is wrong. */
+/**
+ * What every setting is read from: this copy of the environment, validated by configOrFail
+ * before anything starts, and then the ConfigProvider of the process the CLI runs.
+ */
+const environment = { ...process.env }
+
+/**
+ * The configuration, or the process ends with the setting that is wrong. The CLI's own commands
+ * (migrate, provisioning) are plain code run once, not services, so they take the whole object;
+ * the processes it starts read their settings from `environment` (ControlLayer, EngineLayer).
+ */
 const configOrFail = (): RicochetConfig => {
   try {
-    return loadConfig()
+    return loadConfig(environment)
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message)
     throw error
@@ -314,7 +324,7 @@ const main = async () => {
     ])
     if (taken !== undefined) return fail(taken.replace(/^ricochet: /, ""))
     const [{ runProcess }, { ControlLayer }] = await Promise.all([import("../control/runProcess.ts"), import("../control/control.ts")])
-    runProcess(ControlLayer(config))
+    runProcess(ControlLayer(environment))
     return
   }
   if (noun === "engine" && verb === undefined) {
@@ -329,21 +339,36 @@ const main = async () => {
     if (config.natsUrl === undefined) {
       console.error("ricochet: NATS_URL is not set: this engine sees changes only when its cache entries expire (RICOCHET_CACHE_TTL_SECONDS)")
     }
-    const [Layer, { runProcess }, { EngineLayer }, { ChangeBus, ChangeBusLayer }, { detachedBus }, { Configuration }, { readOnlyLayer }] = await Promise.all([
+    const [
+      Layer,
+      { runProcess },
+      { EngineLayer },
+      { EngineConfigurationLayer },
+      { ChangeBus, ChangeBusLayer },
+      { detachedBus },
+      { BusSettingsLayer },
+      { environmentLayer },
+      { readOnlyLayer }
+    ] = await Promise.all([
       import("effect/Layer"),
       import("../control/runProcess.ts"),
       import("../engine/EngineLayer.ts"),
+      import("../engine/EngineConfiguration.ts"),
       import("../shared/bus/ChangeBus.ts"),
       import("../shared/bus/bus.ts"),
-      import("../shared/config.ts"),
+      import("../shared/settings/BusSettings.ts"),
+      import("../shared/settings/environment.ts"),
       import("../shared/db/Database.ts")
     ])
-    runProcess(EngineLayer.pipe(Layer.provide(Layer.mergeAll(
-      Layer.succeed(Configuration)(config),
-      readOnlyLayer(config.databaseUrl, config.databaseTimeoutSeconds),
-      // Alone without NATS no change reaches this engine: an in-process bus would claim otherwise.
-      config.natsUrl === undefined ? Layer.succeed(ChangeBus)(detachedBus()) : ChangeBusLayer(config, "ricochet-engine")
-    ))))
+    runProcess(EngineLayer.pipe(
+      Layer.provide(Layer.mergeAll(
+        EngineConfigurationLayer,
+        readOnlyLayer(config.databaseUrl, config.databaseTimeoutSeconds),
+        // Alone without NATS no change reaches this engine: an in-process bus would claim otherwise.
+        config.natsUrl === undefined ? Layer.succeed(ChangeBus)(detachedBus()) : ChangeBusLayer("ricochet-engine").pipe(Layer.provide(BusSettingsLayer))
+      )),
+      Layer.provide(environmentLayer(environment))
+    ))
     return
   }
   if (spec === undefined) return fail(USAGE, 2)

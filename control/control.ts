@@ -1,7 +1,6 @@
 import { Clock, Context, Data, Effect, Layer } from "effect"
 import { startAdminChannel } from "./admin/adminChannel.ts"
 import { runAdminCommandOn } from "./admin/runAdminCommand.ts"
-import { Configuration, type RicochetConfig } from "../shared/config.ts"
 import { Database, DatabaseError } from "../shared/db/Database.ts"
 import type { AdminCommand } from "../shared/admin/commands.ts"
 import { DatabaseCallHooks, databaseCallHooksLayer } from "./db/callHooks.ts"
@@ -33,11 +32,18 @@ import { ensureFirstWorkspace, type FirstStart as FirstStartWorkspace } from "./
 import { reachableHost, startBlock } from "../shared/startup/startBlock.ts"
 import { shortLinkUrl } from "../shared/links/shortLink.ts"
 import { printPlain } from "../shared/logging/installLogging.ts"
+import { LinkSettings } from "../shared/settings/LinkSettings.ts"
+import { ListenSettings } from "../shared/settings/ListenSettings.ts"
+import { StorageSettings } from "../shared/settings/StorageSettings.ts"
+import { type Environment, environmentLayer } from "../shared/settings/environment.ts"
+import { ControlSettingsLayer } from "./settings.ts"
+import { SessionSettings } from "./sessions/SessionSettings.ts"
 
-export const DatabaseLayer = (config: RicochetConfig) =>
-  config.databaseUrl
-    ? postgresLayer(config.databaseUrl, config.databaseTimeoutSeconds)
-    : embeddedLayer(config.dataDir, config.databaseTimeoutSeconds)
+/** PostgreSQL when DATABASE_URL is set, else the embedded database in the data directory. */
+export const DatabaseLayer = Layer.unwrap(Effect.map(StorageSettings, ({ dataDir, databaseUrl, databaseTimeoutSeconds }) =>
+  databaseUrl
+    ? postgresLayer(databaseUrl, databaseTimeoutSeconds)
+    : embeddedLayer(dataDir, databaseTimeoutSeconds)))
 
 /** The workspace this start created (the first start only), for the closing block to show its key. */
 export class FirstWorkspace extends Context.Service<FirstWorkspace, { readonly created: FirstStartWorkspace | undefined }>()(
@@ -45,15 +51,17 @@ export class FirstWorkspace extends Context.Service<FirstWorkspace, { readonly c
 ) {}
 
 /** Where people sign in: the public origin when configured, else this API server. */
-export const signInUrl = (config: RicochetConfig) => `${config.publicOrigin ?? `http://${reachableHost(config.listenHost)}:${config.apiPort}`}/`
+export const signInUrl = (config: Pick<BannerSettings, "publicOrigin" | "listenHost" | "apiPort">) =>
+  `${config.publicOrigin ?? `http://${reachableHost(config.listenHost)}:${config.apiPort}`}/`
 
 /** First start: a workspace and its key, shown once in the closing block. */
 const FirstStart = Layer.effect(FirstWorkspace)(Effect.gen(function*() {
   const database = yield* Database
-  const config = yield* Configuration
+  const { shortDomain } = yield* LinkSettings
+  const { adminEmail } = yield* SessionSettings
   // Without the API's deadline (a first start hashes a password, and may run on a slow disk); a
   // refusal here (the admin email, say) stops the start like a database failure.
-  const created = yield* ensureFirstWorkspace(config.shortDomain, config.adminEmail).pipe(
+  const created = yield* ensureFirstWorkspace(shortDomain, adminEmail).pipe(
     Effect.provideService(Database, { ...database, queryTimeoutMs: undefined }),
     Effect.mapError((cause) => new DatabaseError({ cause }))
   )
@@ -85,15 +93,16 @@ export class AdminChannelError extends Data.TaggedError("AdminChannelError")<{ r
  */
 const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
   const database = yield* Database
-  const config = yield* Configuration
+  const { shortDomain } = yield* LinkSettings
+  const { dataDir } = yield* StorageSettings
   const outbox = yield* OutboxSignal
   const hooks = yield* Effect.service(DatabaseCallHooks)
   if (database.kind !== "embedded") return
   const run = (command: AdminCommand) =>
-    runAdminCommandOn(database, config.shortDomain, command, outbox).pipe(Effect.provideService(DatabaseCallHooks, hooks))
+    runAdminCommandOn(database, shortDomain, command, outbox).pipe(Effect.provideService(DatabaseCallHooks, hooks))
   yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => startAdminChannel(config.dataDir, run),
+      try: () => startAdminChannel(dataDir, run),
       catch: (cause) => new AdminChannelError({ cause })
     }),
     // Cannot reject (.catch): a channel file that cannot be removed is replaced at the next start.
@@ -102,11 +111,21 @@ const AdminChannel = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 /**
+ * What the closing block shows, gathered from four settings: one object, as the block is one
+ * text that names the API, the dashboard, the short links and the database together.
+ */
+export type BannerSettings =
+  & Pick<ListenSettings["Service"], "listenHost" | "apiPort">
+  & LinkSettings["Service"]
+  & Pick<StorageSettings["Service"], "dataDir">
+  & Pick<SessionSettings["Service"], "publicOrigin">
+
+/**
  * The lines of the closing block: where the API and its reference are, where short links answer,
  * and on the first start the key (shown once). Exported so other first-start facts add lines.
  */
 export const startLines = (
-  config: RicochetConfig,
+  config: BannerSettings,
   database: "embedded" | "postgres",
   created: FirstStartWorkspace | undefined,
   withEngine: boolean
@@ -131,43 +150,61 @@ export const startLines = (
 
 /** The closing block, once the API (and, with `withEngine`, the engine beside it) listens. */
 export const Ready = (withEngine: boolean) => Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* Configuration
+  const config: BannerSettings = {
+    ...(yield* ListenSettings),
+    ...(yield* LinkSettings),
+    dataDir: (yield* StorageSettings).dataDir,
+    publicOrigin: (yield* SessionSettings).publicOrigin
+  }
   const { kind } = yield* Database
   const { created } = yield* FirstWorkspace
   printPlain(startBlock(`Ricochet is running${withEngine ? "" : " (control only)"}`, startLines(config, kind, created, withEngine)))
 }))
 
-/** What control and an engine in the same process share: config, database, bus; and control's domains, DNS verifier and click store. */
-export const CoreLayer = (config: RicochetConfig) => {
-  const base = Layer.mergeAll(
-    Layer.succeed(Configuration)(config), DatabaseLayer(config), ChangeBusLayer(config, "ricochet-control"),
-    // What runs around each database call, and what it wakes after a commit.
-    databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer, ImportsQueuedLayer
-  )
-  const domains = Layer.provideMerge(DomainRepositoryLayer, base)
-  return Layer.mergeAll(
-    domains,
-    DomainVerifierLayer.pipe(Layer.provide(domains)),
-    ClickStoreLayer.pipe(Layer.provide(base)),
-    ClickBucketLayer.pipe(Layer.provide(base))
-  )
-}
+/** The database, the bus, what runs around each database call and what it wakes after a commit. */
+const CoreBase = Layer.mergeAll(
+  DatabaseLayer, ChangeBusLayer("ricochet-control"),
+  databaseCallHooksLayer(observeDatabaseCall, wakeAfterCommit), OutboxSignalLayer, WebhooksDueLayer, ImportsQueuedLayer
+)
+
+const CoreDomains = Layer.provideMerge(DomainRepositoryLayer, CoreBase)
+
+/**
+ * What control and an engine in the same process share: database, bus; and control's domains, DNS
+ * verifier and click store. Each part reads its own settings (ControlSettingsLayer).
+ */
+export const CoreLayer = Layer.mergeAll(
+  CoreDomains,
+  DomainVerifierLayer.pipe(Layer.provide(CoreDomains)),
+  ClickStoreLayer.pipe(Layer.provide(CoreBase)),
+  ClickBucketLayer.pipe(Layer.provide(CoreBase))
+)
+
+/** Provisioning and background jobs, which the servers start after. */
+const Startup = Layer.mergeAll(
+  FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob, ClickMirrorJob,
+  ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
+  LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
+)
+
+/** The API server and the operator port, on the configured addresses. */
+const Servers = Layer.unwrap(Effect.map(ListenSettings, (listen) =>
+  Layer.merge(ApiServerLayer(listen.listenHost, listen.apiPort), ControlAdminServerLayer(listen.controlAdminHost, listen.controlAdminPort))))
 
 /**
  * The control plane: provisioning and background jobs first, then the API server and the
  * operator port (control/http/adminServer.ts). The API only accepts requests once the first-start
  * workspace exists. Its output keeps FirstWorkspace for the closing block.
  */
-export const ControlParts = (config: RicochetConfig) => {
-  const startup = Layer.mergeAll(
-    FirstStart, AdminChannel, Housekeeping, DomainCheckJob, OutboxPublisher, CompactionJob, ClickMirrorJob,
-    ImportRunner.pipe(Layer.provide(ImportJobRepositoryLayer)), WebhookDeliveryWorker, WebhookClickFeed,
-    LiveFeed.pipe(Layer.provideMerge(LiveHubLayer))
-  )
-  return Layer.merge(ApiServerLayer(config.listenHost, config.apiPort), ControlAdminServerLayer(config.controlAdminHost, config.controlAdminPort))
-    .pipe(Layer.provideMerge(startup))
-}
+export const ControlParts = Servers.pipe(Layer.provideMerge(Startup))
 
-/** `ricochet control`: the control plane alone. */
-export const ControlLayer = (config: RicochetConfig) =>
-  Ready(false).pipe(Layer.provide(ControlParts(config)), Layer.provide(CoreLayer(config)))
+/**
+ * Control's settings services over the variables in `env`: a process's root passes the
+ * environment start-up validated (loadConfig), a test the variables of its control. The
+ * ConfigProvider stays in context too, so anything reading a Config reads the same variables.
+ */
+export const SettingsFrom = (env: Environment) => Layer.provideMerge(ControlSettingsLayer, environmentLayer(env))
+
+/** `ricochet control`: the control plane alone, its settings read from `env`. */
+export const ControlLayer = (env: Environment) =>
+  Ready(false).pipe(Layer.provide(ControlParts), Layer.provide(CoreLayer), Layer.provide(SettingsFrom(env)))

@@ -1,5 +1,5 @@
 import { Data, Effect, Layer } from "effect"
-import { Configuration } from "../shared/config.ts"
+import { EngineConfiguration } from "./EngineConfiguration.ts"
 import { Database } from "../shared/db/Database.ts"
 import { ChangeBus } from "../shared/bus/ChangeBus.ts"
 import { hostname } from "node:os"
@@ -70,7 +70,7 @@ const holdEngineId = (engineId: string, spoolDir: string) =>
  * Clicks go to the spool and from there to Parquet under the clicks directory.
  */
 export const EngineLayer = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* Configuration
+  const config = yield* EngineConfiguration
   const { sql } = yield* Database
   const bus = yield* ChangeBus
   const engineId = config.engineId ?? `${hostname()}-${config.enginePort}`

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs"
 import type { Sql } from "postgres"
 import type { Bus, BusState } from "../shared/bus/bus.ts"
 import type { ChangeEvent } from "../shared/bus/events.ts"
-import type { RicochetConfig } from "../shared/config.ts"
 import type { WorkerStats } from "../shared/engine/httpWorkerMessages.ts"
 import { listSlugs, loadDomainRecord, loadEngineSecret, loadLinkRecord, loadLinkRecords } from "../shared/links/linkQueries.ts"
 import { type CacheOptions, LinkCache } from "./cache/linkCache.ts"
 import type { SpoolOptions } from "./clicks/spoolSink.ts"
 import { ClickChannel } from "./clicks/clickChannel.ts"
+import type { EngineConfig } from "./EngineConfiguration.ts"
 import { bundledCountryDatabase, makeGeoLookup } from "./geo/geo.ts"
 import { type EngineServerOptions, startEngineServer } from "./http/server.ts"
 import { startAdminServer } from "./ops/adminServer.ts"
@@ -18,7 +18,8 @@ import { snapshotOf, statsOf, statusOf, sumStats } from "./ops/engineStatus.ts"
 import { HttpWorkers, type HttpWorkersOptions } from "./workers/httpWorkers.ts"
 
 export interface EngineDeps {
-  readonly config: RicochetConfig
+  /** Data, not services: parts of it go to the worker threads. */
+  readonly config: EngineConfig
   /** Read access to the links and domains (a replica will do). */
   readonly sql: Sql
   readonly bus: Bus

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { type ClickBucketConnection, clickBucketConnection } from "../../shared/clicks/clickBucket.ts"
-import { Configuration } from "../../shared/config.ts"
+import { BusSettings } from "../../shared/settings/BusSettings.ts"
+import { ClickSettings } from "../../shared/settings/ClickSettings.ts"
 
 /**
  * Control's connection to the click bucket when RICOCHET_CLICKS_TRANSPORT is `bucket` (the
@@ -12,9 +13,10 @@ export class ClickBucket extends Context.Service<ClickBucket, {
 }>()("ricochet/ClickBucket") {}
 
 export const ClickBucketLayer = Layer.effect(ClickBucket)(Effect.gen(function*() {
-  const config = yield* Configuration
-  if (config.clicksTransport !== "bucket" || config.natsUrl === undefined) return ClickBucket.of({ connection: undefined })
-  const options = { natsUrl: config.natsUrl, bucket: config.clicksBucket, replicas: config.clicksReplicas }
+  const { clicksTransport, clicksBucket, clicksReplicas } = yield* ClickSettings
+  const { natsUrl } = yield* BusSettings
+  if (clicksTransport !== "bucket" || natsUrl === undefined) return ClickBucket.of({ connection: undefined })
+  const options = { natsUrl, bucket: clicksBucket, replicas: clicksReplicas }
   const connection = yield* Effect.acquireRelease(
     Effect.sync(() => clickBucketConnection(options, "control click bucket")),
     // close() never rejects.

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { ClickBucketConnection } from "../../shared/clicks/clickBucket.ts"
-import { Configuration } from "../../shared/config.ts"
+import { ClickSettings } from "../../shared/settings/ClickSettings.ts"
 import { countClickMirrorChange, setClickMirrorFollowing } from "../ops/metrics.ts"
 import { ClickBucket } from "./ClickBucket.ts"
 import { applyObject, type MirrorState, newMirrorState } from "./clickMirror.ts"
@@ -75,11 +75,11 @@ export const startMirror = (connection: ClickBucketConnection, clicksDir: string
 
 /** The mirror as a background job of control, with the bucket transport only. */
 export const ClickMirrorJob = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* Configuration
+  const { clicksDir } = yield* ClickSettings
   const { connection } = yield* ClickBucket
   if (connection === undefined) return
   const mirror = yield* Effect.acquireRelease(
-    Effect.sync(() => startMirror(connection, config.clicksDir)),
+    Effect.sync(() => startMirror(connection, clicksDir)),
     // stop() never rejects: run() catches every failure.
     (running) => Effect.promise(() => running.stop())
   )

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Context, Data, Effect, Layer } from "effect"
 import { cachedFileLister } from "../../shared/clicks/files.ts"
-import { Configuration } from "../../shared/config.ts"
+import { ClickSettings } from "../../shared/settings/ClickSettings.ts"
 import { rollupFinder } from "./rollup.ts"
 
 /**
@@ -31,7 +31,7 @@ const opening = <A>(call: () => Promise<A>) => Effect.tryPromise({ try: call, ca
 const toPlain = (value: unknown): unknown => (typeof value === "bigint" ? Number(value) : value)
 
 export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
-  const config = yield* Configuration
+  const { clicksDir } = yield* ClickSettings
   const instance = yield* opening(() => DuckDBInstance.create(":memory:", { threads: "2" }))
   // Two connections: a long query does not hold up a short one.
   const connections: Array<DuckDBConnection> = yield* opening(() => Promise.all([instance.connect(), instance.connect()]))
@@ -44,8 +44,8 @@ export const ClickStoreLayer = Layer.effect(ClickStore)(Effect.gen(function*() {
   let next = 0
   const pick = () => connections[next++ % connections.length]
   return ClickStore.of({
-    clicksDir: config.clicksDir,
-    files: cachedFileLister(config.clicksDir),
+    clicksDir,
+    files: cachedFileLister(clicksDir),
     rollups: rollupFinder(),
     query: async (sql, params = []) => {
       const reader = await pick().runAndReadAll(sql, [...params])

@@ -1,6 +1,8 @@
 import { Data, Effect, Layer } from "effect"
 import { pollLoop } from "../jobs/pollLoop.ts"
-import { Configuration } from "../../shared/config.ts"
+import { ClickSettings } from "../../shared/settings/ClickSettings.ts"
+import { StorageSettings } from "../../shared/settings/StorageSettings.ts"
+import { CompactionSettings } from "./CompactionSettings.ts"
 import { openPostgres } from "../../shared/db/client.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { PLAN_LIMITS } from "../kernel/plans.ts"
@@ -29,7 +31,9 @@ const longestHistoryDays = Math.max(...Object.values(PLAN_LIMITS).map((l) => l.a
  * one database, one of them at a time (advisory lock held for the pass).
  */
 export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* Configuration
+  const { compactSeconds, compactSettleSeconds } = yield* CompactionSettings
+  const { clicksBucket } = yield* ClickSettings
+  const { databaseUrl, databaseTimeoutSeconds } = yield* StorageSettings
   const store = yield* ClickStore
   const { kind } = yield* Database
   const { connection } = yield* ClickBucket
@@ -44,22 +48,22 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
   const compact = async () => {
     const now = Date.now()
     const through = await publisher()
-    await compactClicks(store.clicksDir, store.run, now, { settleMs: config.compactSettleSeconds * 1000, publisher: through })
+    await compactClicks(store.clicksDir, store.run, now, { settleMs: compactSettleSeconds * 1000, publisher: through })
     await applyRetention(store.clicksDir, longestHistoryDays, now, through)
     if (connection !== undefined && now - sweptAt >= SWEEP_EVERY_MS) {
-      await sweepDeletions(await connection.bucket(), await connection.manager(), config.clicksBucket, MARKER_AGE_MS, now)
+      await sweepDeletions(await connection.bucket(), await connection.manager(), clicksBucket, MARKER_AGE_MS, now)
       sweptAt = now
     }
   }
   // The embedded database is one process and one connection: no other compactor, and no
   // connection to hold for the length of a pass.
   const pass = Effect.tryPromise({ try: async () => {
-    if (kind === "embedded" || config.databaseUrl === undefined) return compact()
+    if (kind === "embedded" || databaseUrl === undefined) return compact()
     // The lock lives on a connection of its own, opened for the pass and closed after it (which
     // releases the lock even if the unlock cannot be sent). Not the pool's `reserve()`: a reserve
     // queued while its connection is closed never settles (porsager/postgres#1195), and the
     // pass, and every one after it, waited forever once PostgreSQL came back from an outage.
-    const lock = openPostgres(config.databaseUrl, 1, config.databaseTimeoutSeconds, { idleTimeoutSeconds: 0 })
+    const lock = openPostgres(databaseUrl, 1, databaseTimeoutSeconds, { idleTimeoutSeconds: 0 })
     try {
       const [{ locked }] = await lock<{ locked: boolean }[]>`SELECT pg_try_advisory_lock(${COMPACTION_LOCK}) AS locked`
       if (!locked) return
@@ -68,7 +72,7 @@ export const CompactionJob = Layer.effectDiscard(Effect.gen(function*() {
       await lock.end({ timeout: 1 })
     }
   }, catch: (cause) => new CompactionFailed({ cause }) })
-  const every = config.compactSeconds * 1000
+  const every = compactSeconds * 1000
   // The first pass waits a period too: a start has enough to do.
   yield* Effect.forkScoped(Effect.andThen(
     Effect.sleep(every),

@@ -1,6 +1,6 @@
 import { shortLinkUrl } from "../../shared/links/shortLink.ts"
 import { Effect } from "effect"
-import { Configuration } from "../../shared/config.ts"
+import { LinkSettings } from "../../shared/settings/LinkSettings.ts"
 import type { Principal } from "../kernel/Principal.ts"
 import { attempt, query } from "../db/sql.ts"
 import { ClickStore } from "./ClickStore.ts"
@@ -48,7 +48,7 @@ export const prepareQuestion = (
 export const countGroup = (prepared: PreparedQuestion, groupBy: GroupBy, limit: number) =>
   Effect.gen(function*() {
     const store = yield* ClickStore
-    const linkBase = yield* Configuration
+    const linkBase = yield* LinkSettings
     const { principal, window, bucket, filter, files } = prepared
     const rows = files.length === 0
       ? []

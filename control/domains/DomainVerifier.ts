@@ -1,7 +1,8 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { pollLoop } from "../jobs/pollLoop.ts"
 import { countDomainCheck } from "../ops/metrics.ts"
-import { Configuration } from "../../shared/config.ts"
+import { DnsSettings } from "../kernel/DnsSettings.ts"
+import { DomainSettings } from "./DomainSettings.ts"
 import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { makeDnsLookup } from "./dnsLookup.ts"
 import { DomainRepository } from "./DomainRepository.ts"
@@ -30,11 +31,12 @@ export class DomainVerifier extends Context.Service<DomainVerifier, {
 }>()("ricochet/DomainVerifier") {}
 
 export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(function*() {
-  const config = yield* Configuration
+  const { cnameTarget, aTarget, domainGraceHours, domainRecheckSeconds } = yield* DomainSettings
+  const { dnsServers } = yield* DnsSettings
   const domains = yield* DomainRepository
-  const lookup = makeDnsLookup(config.dnsServers)
-  const targets: DnsTargets = { cnameTarget: config.cnameTarget, aTarget: config.aTarget }
-  const graceMs = config.domainGraceHours * 3_600_000
+  const lookup = makeDnsLookup(dnsServers)
+  const targets: DnsTargets = { cnameTarget, aTarget }
+  const graceMs = domainGraceHours * 3_600_000
   return DomainVerifier.of({
     targets,
     check: (row) =>
@@ -50,7 +52,7 @@ export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(funct
             Effect.as(Effect.logWarning(`DNS lookup for ${row.host} failed`, error.cause), unanswered("EUNKNOWN")))
         )
         const { ok, reason } = evaluate(records, answers)
-        const updated = yield* domains.recordCheck(row.id, (current) => nextState(current, ok, new Date(), graceMs), reason, config.domainRecheckSeconds)
+        const updated = yield* domains.recordCheck(row.id, (current) => nextState(current, ok, new Date(), graceMs), reason, domainRecheckSeconds)
         yield* countDomainCheck(ok ? "ok" : "wrong")
         return { row: updated, ok, reason }
       })
@@ -63,10 +65,10 @@ export const DomainVerifierLayer = Layer.effect(DomainVerifier)(Effect.gen(funct
  * with several control processes each domain is checked by one of them at a time.
  */
 export const DomainCheckJob = Layer.effectDiscard(Effect.gen(function*() {
-  const config = yield* Configuration
+  const { domainRecheckSeconds } = yield* DomainSettings
   const domains = yield* DomainRepository
   const verifier = yield* DomainVerifier
-  const tickMs = Math.max(200, Math.min(5_000, (config.domainRecheckSeconds * 1000) / 3))
+  const tickMs = Math.max(200, Math.min(5_000, (domainRecheckSeconds * 1000) / 3))
   const round = Effect.gen(function*() {
     const due = yield* domains.claimDue(25, 60)
     yield* Effect.forEach(due, (row) => verifier.check(row), { concurrency: 5, discard: true })

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Configuration } from "../../shared/config.ts"
+import { ProxySettings } from "../../shared/settings/ProxySettings.ts"
+import { SessionSettings } from "../sessions/SessionSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { forwardedClient } from "../../shared/http/forwarded.ts"
 import { bearerToken, hashApiKey, looksLikeApiKey } from "../auth/apiKeys.ts"
@@ -78,9 +79,9 @@ const findKeyPrincipal = (key: string) =>
 
 const findSessionPrincipal = (token: string) =>
   Effect.gen(function*() {
-    const config = yield* Configuration
+    const { sessionIdleHours } = yield* SessionSettings
     if (!SESSION_TOKEN.test(token)) return undefined
-    const row = yield* query((sql) => findSession(sql, token, config.sessionIdleHours))
+    const row = yield* query((sql) => findSession(sql, token, sessionIdleHours))
     if (row === undefined) return undefined
     if (sessionUseDue(row.session_id)) {
       yield* query((sql) => sql`UPDATE sessions SET last_seen_at = now() WHERE id = ${row.session_id}`)
@@ -120,9 +121,9 @@ const identify = Effect.gen(function*() {
  */
 const refusal = (principal: Principal, openBeforePasswordChange: boolean) =>
   Effect.gen(function*() {
-    const config = yield* Configuration
+    const { publicOrigin } = yield* SessionSettings
     const request = yield* HttpServerRequest.HttpServerRequest
-    if (principal.via === "session" && !originAllowed(request.method, request.headers["origin"], request.headers["host"], config.publicOrigin)) {
+    if (principal.via === "session" && !originAllowed(request.method, request.headers["origin"], request.headers["host"], publicOrigin)) {
       return new Forbidden({ message: "A signed-in request that changes something must come from this site (its Origin header does not match)" })
     }
     if (principal.scope === "read" && isUnsafeMethod(request.method)) {
@@ -148,9 +149,9 @@ const tooMany = (allowance: Allowance) =>
 /** A request without a valid key: counted per address, then `refusal` (or a 429 past the allowance). */
 const anonymous = (refusal: Unauthorized | undefined) =>
   Effect.gen(function*() {
-    const config = yield* Configuration
+    const { trustProxy } = yield* ProxySettings
     const request = yield* HttpServerRequest.HttpServerRequest
-    const [address] = yield* countHit([{ key: `addr:${clientAddress(request, config.trustProxy)}`, limit: ANONYMOUS_LIMIT }])
+    const [address] = yield* countHit([{ key: `addr:${clientAddress(request, trustProxy)}`, limit: ANONYMOUS_LIMIT }])
     yield* reportAllowance(address)
     if (address.exceeded) return yield* tooMany(address)
     if (refusal !== undefined) return yield* refusal
@@ -189,14 +190,16 @@ export const admit = (kind: AllowanceKind, openBeforePasswordChange = false) =>
   })
 
 export const AdmissionLayer = Layer.effect(Admission)(Effect.gen(function*() {
-  const config = yield* Configuration
+  const sessionSettings = yield* SessionSettings
+  const proxySettings = yield* ProxySettings
   const database = yield* Database
   return {
     // The key is read from the header as bearerToken reads it; the scheme is declared for the document.
     bearer: (httpEffect, { endpoint, group }) => {
       const analytics = Context.get(endpoint.annotations, CountsAsAnalytics) || Context.get(group.annotations, CountsAsAnalytics)
       return admit(analytics ? "analytics" : "general", Context.get(endpoint.annotations, OpenBeforePasswordChange)).pipe(
-        Effect.provideService(Configuration, config),
+        Effect.provideService(SessionSettings, sessionSettings),
+        Effect.provideService(ProxySettings, proxySettings),
         Effect.provideService(Database, database),
         Effect.flatMap((principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal!))
       )
@@ -205,11 +208,11 @@ export const AdmissionLayer = Layer.effect(Admission)(Effect.gen(function*() {
 }))
 
 export const CountedByAddressLayer = Layer.effect(CountedByAddress)(Effect.gen(function*() {
-  const config = yield* Configuration
+  const proxySettings = yield* ProxySettings
   const database = yield* Database
   return (httpEffect) =>
     Effect.andThen(
-      admitAnonymous.pipe(Effect.provideService(Configuration, config), Effect.provideService(Database, database)),
+      admitAnonymous.pipe(Effect.provideService(ProxySettings, proxySettings), Effect.provideService(Database, database)),
       httpEffect
     )
 }))

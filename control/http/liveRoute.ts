@@ -1,6 +1,7 @@
 import { Effect, Queue, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Configuration } from "../../shared/config.ts"
+import { ProxySettings } from "../../shared/settings/ProxySettings.ts"
+import { SessionSettings } from "../sessions/SessionSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { admit } from "./AdmissionLayer.ts"
 import type { Principal } from "../kernel/Principal.ts"
@@ -36,7 +37,8 @@ const refused = (message: string) =>
  * longer good (signing out in this process ends it at once).
  */
 export const liveEventsRoute = Effect.gen(function*() {
-  const config = yield* Configuration
+  const sessionSettings = yield* SessionSettings
+  const proxySettings = yield* ProxySettings
   const database = yield* Database
   const hub = yield* LiveHub
   return Effect.gen(function*() {
@@ -47,7 +49,7 @@ export const liveEventsRoute = Effect.gen(function*() {
     const heartbeat = Effect.gen(function*() {
       for (;;) {
         yield* Effect.sleep(`${HEARTBEAT_SECONDS} seconds`)
-        const valid = yield* stillValid(principal, config.sessionIdleHours).pipe(Effect.provideService(Database, database))
+        const valid = yield* stillValid(principal, sessionSettings.sessionIdleHours).pipe(Effect.provideService(Database, database))
         if (!valid) return yield* hub.close(stream)
         Queue.offerUnsafe(stream.queue, ": heartbeat\n\n")
       }
@@ -60,5 +62,9 @@ export const liveEventsRoute = Effect.gen(function*() {
       contentType: "text/event-stream; charset=utf-8",
       headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
     })
-  }).pipe(Effect.provideService(Configuration, config), Effect.provideService(Database, database))
+  }).pipe(
+    Effect.provideService(SessionSettings, sessionSettings),
+    Effect.provideService(ProxySettings, proxySettings),
+    Effect.provideService(Database, database)
+  )
 })

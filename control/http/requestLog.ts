@@ -1,3 +1,5 @@
+import type { RequestLogSettings } from "./RequestLogSettings.ts"
+
 /**
  * Which log lines an answered API request makes, and what they say. Pure: requestObservation.ts
  * writes them through the process's logger, which scrubs every string of secrets (API keys,
@@ -29,19 +31,13 @@ export interface AnsweredRequest {
   readonly bytes: number | undefined
 }
 
-export interface RequestLogSettings {
-  readonly accessLog: boolean
-  /** Answers later than this are logged; 0 logs none. */
-  readonly slowRequestMs: number
-}
-
 export interface RequestLogLine {
   readonly level: "info" | "warn" | "error"
   readonly message: string
   readonly fields: Readonly<Record<string, unknown>>
 }
 
-export const requestLogLines = (answered: AnsweredRequest, settings: RequestLogSettings): Array<RequestLogLine> => {
+export const requestLogLines = (answered: AnsweredRequest, settings: RequestLogSettings["Service"]): Array<RequestLogLine> => {
   const durationMs = Math.round(answered.durationMs * 10) / 10
   const fields = {
     requestId: answered.requestId,

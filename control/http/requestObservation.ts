@@ -5,7 +5,8 @@ import { clientAddress } from "./AdmissionLayer.ts"
 import { countApiRequest } from "../ops/metrics.ts"
 import { makeRouteOf } from "../ops/routeOf.ts"
 import { API_ROUTES } from "./apiRoutes.ts"
-import { type RequestLogLine, type RequestLogSettings, requestLogLines } from "./requestLog.ts"
+import { type RequestLogLine, requestLogLines } from "./requestLog.ts"
+import type { RequestLogSettings } from "./RequestLogSettings.ts"
 
 /** An incoming X-Request-Id is kept when it is a plain token (a proxy's or the client's); anything else is replaced. */
 const USABLE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
@@ -15,9 +16,7 @@ export const requestIdOf = (incoming: string | undefined): string =>
 
 const routeOf = makeRouteOf(API_ROUTES)
 
-export interface ObservationSettings extends RequestLogSettings {
-  readonly trustProxy: boolean
-}
+export type ObservationSettings = RequestLogSettings["Service"] & { readonly trustProxy: boolean }
 
 const write = (line: RequestLogLine) => {
   const log = line.level === "error" ? Effect.logError : line.level === "warn" ? Effect.logWarning : Effect.logInfo

@@ -3,7 +3,9 @@ import { Effect, Layer, Predicate, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { createServer } from "node:http"
-import { Configuration } from "../../shared/config.ts"
+import { ProxySettings } from "../../shared/settings/ProxySettings.ts"
+import { SessionSettings } from "../sessions/SessionSettings.ts"
+import { RequestLogSettings } from "./RequestLogSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { AnalyticsHandlers } from "./handlers/analytics.ts"
 import { AdminOnlyLayer } from "../kernel/AdminOnly.ts"
@@ -63,10 +65,12 @@ const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
  */
 const admitted = <E>(kind: AllowanceKind, answer: Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
-    const config = yield* Configuration
+    const sessionSettings = yield* SessionSettings
+    const proxySettings = yield* ProxySettings
     const database = yield* Database
     return Effect.andThen(admit(kind), answer).pipe(
-      Effect.provideService(Configuration, config),
+      Effect.provideService(SessionSettings, sessionSettings),
+      Effect.provideService(ProxySettings, proxySettings),
       Effect.provideService(Database, database)
     )
   })
@@ -102,7 +106,7 @@ const metricsElsewhere = HttpServerResponse.jsonUnsafe(
  */
 const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const undecodableV1Path = yield* admitted("general", Effect.fail(new BadRequest({ message: undecodable })))
-  const observe = observeRequest(yield* Configuration)
+  const observe = observeRequest({ ...(yield* RequestLogSettings), ...(yield* ProxySettings) })
   // Runs before the route lookup, which finds nothing for a path it cannot decode.
   yield* router.addGlobalMiddleware((app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
     observe(answerUnexpected(
@@ -132,11 +136,13 @@ const OtherRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
 /** The API reference page at /v1/docs: Scalar's script from the effect package, no CDN; counted like the document. */
 const ReferencePage = HttpApiScalar.layer(Api, { path: "/v1/docs", scalar: { withDefaultFonts: false } }).pipe(
   Layer.provide(HttpRouter.middleware(Effect.gen(function*() {
-    const config = yield* Configuration
+    const sessionSettings = yield* SessionSettings
+    const proxySettings = yield* ProxySettings
     const database = yield* Database
     return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
       Effect.andThen(admit("anonymous"), httpEffect).pipe(
-        Effect.provideService(Configuration, config),
+        Effect.provideService(SessionSettings, sessionSettings),
+        Effect.provideService(ProxySettings, proxySettings),
         Effect.provideService(Database, database)
       )
   })).layer),

@@ -3,7 +3,7 @@ import { Context, Effect, Layer, Result } from "effect"
 import { argon2id } from "hash-wasm"
 import { randomBytes } from "node:crypto"
 import type { TransactionSql } from "postgres"
-import { Configuration } from "../../shared/config.ts"
+import { LinkSettings } from "../../shared/settings/LinkSettings.ts"
 import { Database, type DatabaseError, type Queryable } from "../../shared/db/Database.ts"
 import { newId, randomSlug } from "../../shared/ids.ts"
 import { type LimitReached, unknownReference, type ValidationFailed } from "../kernel/errors.ts"
@@ -343,7 +343,7 @@ export const LinkRepositoryLayer = Layer.effect(LinkRepository)(Effect.gen(funct
   const database = yield* Database
   const outbox = yield* OutboxSignal
   const due = yield* WebhooksDue
-  const linkBase: LinkBase = yield* Configuration
+  const linkBase: LinkBase = yield* LinkSettings
   // The database, and the wake-ups of the workers its commits give work to.
   const withDatabase = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provideService(Database, database), Effect.provideService(OutboxSignal, outbox), Effect.provideService(WebhooksDue, due))

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises"
 import * as path from "node:path"
 import type { Sql } from "postgres"
 import { quote } from "../../shared/clicks/parquet.ts"
-import { Configuration } from "../../shared/config.ts"
+import { ClickSettings } from "../../shared/settings/ClickSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { ClickStore } from "../analytics/ClickStore.ts"
 import { engineFiles } from "../webhooks/ClickFeed.ts"
@@ -127,8 +127,8 @@ export const LiveFeed = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const store = yield* ClickStore
   const hub = yield* LiveHub
-  const config = yield* Configuration
-  const tickMs = Math.min(1_000, Math.max(200, config.rollSeconds * 500))
+  const { rollSeconds } = yield* ClickSettings
+  const tickMs = Math.min(1_000, Math.max(200, rollSeconds * 500))
   const state: TailState = { files: undefined, outboxId: undefined }
   const round = Effect.tryPromise(async () => {
     if (hub.workspaces().length === 0) {

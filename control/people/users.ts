@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { EMAIL } from "../../shared/config.ts"
+import { EMAIL } from "../../shared/email.ts"
 import type { Database, DatabaseError, Queryable } from "../../shared/db/Database.ts"
 import type { DatabaseUnavailable } from "../kernel/DatabaseUnavailable.ts"
 import { newId } from "../../shared/ids.ts"

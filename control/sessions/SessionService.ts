@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Configuration } from "../../shared/config.ts"
+import { LinkSettings } from "../../shared/settings/LinkSettings.ts"
+import { SessionSettings } from "./SessionSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { attempt, query } from "../db/sql.ts"
 import { Forbidden, RateLimitExceeded, Unauthorized } from "../kernel/errors.ts"
@@ -38,8 +39,9 @@ export const sessionOf = (principal: Principal) =>
 
 export const SessionServiceLayer = Layer.effect(SessionService)(Effect.gen(function*() {
   const database = yield* Database
-  const config = yield* Configuration
-  const secure = secureCookies(config)
+  const { publicOrigin } = yield* SessionSettings
+  const { linkScheme } = yield* LinkSettings
+  const secure = secureCookies({ publicOrigin, linkScheme })
   const withDatabase = Effect.provideService(Database, database)
 
   const describe = (userId: string, workspaceId: string) =>

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { Configuration } from "../../shared/config.ts"
+import { SessionSettings } from "./SessionSettings.ts"
 import { Forbidden } from "../kernel/errors.ts"
 import { signInOriginAllowed } from "./csrf.ts"
 import { SignInOrigin } from "./SignInOrigin.ts"
@@ -12,6 +12,6 @@ const fromThisSite = (publicOrigin: string | undefined) =>
       : Effect.fail(new Forbidden({ message: "Signing in must come from this site (the request's Origin or Sec-Fetch-Site names another)" })))
 
 export const SignInOriginLayer = Layer.effect(SignInOrigin)(Effect.gen(function*() {
-  const { publicOrigin } = yield* Configuration
+  const { publicOrigin } = yield* SessionSettings
   return (httpEffect) => Effect.andThen(fromThisSite(publicOrigin), httpEffect)
 }))

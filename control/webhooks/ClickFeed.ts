@@ -6,7 +6,7 @@ import type { ClickRecord } from "../../shared/clicks/click.ts"
 import { selectClickFields } from "../../shared/clicks/clickColumns.ts"
 import { isEngineFile, listHourDirs } from "../../shared/clicks/files.ts"
 import { quote } from "../../shared/clicks/parquet.ts"
-import { Configuration } from "../../shared/config.ts"
+import { ClickSettings } from "../../shared/settings/ClickSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { ClickStore } from "../analytics/ClickStore.ts"
 import { pollLoop } from "../jobs/pollLoop.ts"
@@ -128,9 +128,9 @@ export const feedClicks = async (sql: Sql, store: ClickStore["Service"], done: S
 export const WebhookClickFeed = Layer.effectDiscard(Effect.gen(function*() {
   const { sql } = yield* Database
   const store = yield* ClickStore
-  const config = yield* Configuration
+  const { rollSeconds } = yield* ClickSettings
   const due = yield* WebhooksDue
-  const tickMs = Math.min(1_000, Math.max(200, config.rollSeconds * 500))
+  const tickMs = Math.min(1_000, Math.max(200, rollSeconds * 500))
   let rounds = 0
   const done = new Set<string>()
   const round = Effect.tryPromise(async () => {

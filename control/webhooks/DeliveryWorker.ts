@@ -1,5 +1,6 @@
 import { Effect, FiberSet, Layer } from "effect"
-import { Configuration } from "../../shared/config.ts"
+import { DnsSettings } from "../kernel/DnsSettings.ts"
+import { WebhookSettings } from "./WebhookSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { makeJobHealth } from "../jobs/jobHealth.ts"
 import { pollLoop, type RoundOutcome } from "../jobs/pollLoop.ts"
@@ -32,9 +33,10 @@ const BACKSTOP_MS = 5_000
  */
 export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() {
   const { sql, kind } = yield* Database
-  const config = yield* Configuration
-  const retryBaseMs = config.webhookRetryBaseSeconds * 1000
-  const lookup = makeTargetLookup(config.dnsServers, config.webhooksAllowLoopback)
+  const { webhookRetryBaseSeconds, webhooksAllowLoopback, webhookBacklog } = yield* WebhookSettings
+  const { dnsServers } = yield* DnsSettings
+  const retryBaseMs = webhookRetryBaseSeconds * 1000
+  const lookup = makeTargetLookup(dnsServers, webhooksAllowLoopback)
   const sends = yield* FiberSet.make<void, never>()
   const idleMs = kind === "postgres" ? 500 : 250
   let inFlight = 0
@@ -48,7 +50,7 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
     Effect.tryPromise((signal) => {
       const body = row.payload
       return send(row.url, signedHeaders(row.secret, row.message_id, body, new Date()), body, {
-        allowLoopback: config.webhooksAllowLoopback,
+        allowLoopback: webhooksAllowLoopback,
         lookup,
         signal
       })
@@ -70,7 +72,7 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
     let trimmed: Array<{ webhook_id: string; dropped: number }> = []
     if (now - trimmedAt >= TRIM_EVERY_MS) {
       trimmedAt = now
-      trimmed = await trimBacklogs(sql, config.webhookBacklog)
+      trimmed = await trimBacklogs(sql, webhookBacklog)
     }
     if (now - prunedAt >= PRUNE_EVERY_MS) {
       prunedAt = now
@@ -92,7 +94,7 @@ export const WebhookDeliveryWorker = Layer.effectDiscard(Effect.gen(function*() 
       Effect.andThen(
         Effect.forEach(trimmed, ({ webhook_id, dropped }) =>
           Effect.andThen(
-            Effect.logWarning(`webhook ${webhook_id}: ${dropped} oldest unsent deliveries dropped, over its backlog of ${config.webhookBacklog}`),
+            Effect.logWarning(`webhook ${webhook_id}: ${dropped} oldest unsent deliveries dropped, over its backlog of ${webhookBacklog}`),
             countWebhookDelivery("dropped", dropped)
           ), { discard: true }),
         Effect.forEach(rows, (row) => {

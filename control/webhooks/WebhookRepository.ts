@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { Configuration } from "../../shared/config.ts"
+import { WebhookSettings } from "./WebhookSettings.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { newId } from "../../shared/ids.ts"
 import { unknownReference, ValidationFailed } from "../kernel/errors.ts"
@@ -85,7 +85,7 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
 export const WebhookRepositoryLayer = Layer.effect(WebhookRepository)(Effect.gen(function*() {
   const database = yield* Database
   const due = yield* WebhooksDue
-  const { webhooksAllowLoopback, webhookBacklog } = yield* Configuration
+  const { webhooksAllowLoopback, webhookBacklog } = yield* WebhookSettings
   const withDatabase = Effect.provideService(Database, database)
 
   const checkUrl = (url: string | undefined) => {

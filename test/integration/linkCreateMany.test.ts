@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { postgresLayer } from "../../control/db/layers.ts"
 import { LinkRepository, LinkRepositoryLayer } from "../../control/links/LinkRepository.ts"
 import type { LinkCreate } from "../../control/links/schema.ts"
-import { Configuration, loadConfig } from "../../shared/config.ts"
+import { LinkSettingsLayer } from "../../shared/settings/LinkSettings.ts"
+import { environmentLayer } from "../../shared/settings/environment.ts"
 import { createTestDatabase } from "../support/processes.ts"
 import { OutboxSignalLayer } from "../../control/outbox/OutboxSignal.ts"
 import { WebhooksDueLayer } from "../../control/webhooks/WebhooksDue.ts"
@@ -24,10 +25,9 @@ describe("LinkRepository.createMany on PostgreSQL", () => {
 
   beforeAll(async () => {
     db = await createTestDatabase()
-    const config = loadConfig({ DATABASE_URL: db.url, RICOCHET_SHORT_DOMAIN: "short.test" })
     const layer = LinkRepositoryLayer.pipe(
       Layer.provide(postgresLayer(db.url, 10)),
-      Layer.provide(Layer.succeed(Configuration)(config)),
+      Layer.provide(LinkSettingsLayer.pipe(Layer.provide(environmentLayer({ DATABASE_URL: db.url, RICOCHET_SHORT_DOMAIN: "short.test" })))),
       Layer.provide([OutboxSignalLayer, WebhooksDueLayer])
     )
     runtime = ManagedRuntime.make(layer)

@@ -1,3 +1,5 @@
+import { Config, ConfigProvider, Effect } from "effect"
+
 /**
  * Readers for the deployment files and the configuration reference, as test/unit/compose.test.ts
  * compares them: the tables of docs/configuration.md, the Dockerfile, .dockerignore and the
@@ -36,9 +38,20 @@ export const configurationTable = (doc: string): Array<ConfigurationRow> => {
   return rows
 }
 
-/** The names loadConfig reads: every `env, "NAME"` in shared/config.ts. */
-export const variablesReadBy = (configSource: string): Array<string> =>
-  [...new Set([...configSource.matchAll(/\benv, "([A-Z][A-Z0-9_]*)"/g)].map((m) => m[1]))]
+/**
+ * The names a Config reads (loadConfig's: every setting's declaration), found by running it
+ * against a provider that records each name asked for and answers that none is set, so every
+ * setting takes its default and every declaration is reached.
+ */
+export const variablesReadBy = (config: Config.Config<unknown>): Array<string> => {
+  const read = new Set<string>()
+  const recording = ConfigProvider.make((path) => {
+    read.add(path.join("_"))
+    return Effect.succeed(undefined)
+  })
+  Effect.runSync(config.parse(recording))
+  return [...read]
+}
 
 export interface DockerInstruction {
   /** Upper case: FROM, COPY, RUN, … */

@@ -1,6 +1,6 @@
 import { type Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { TestClock } from "effect/testing"
-import { CoreLayer } from "../../control/control.ts"
+import { CoreLayer, SettingsFrom } from "../../control/control.ts"
 import { transaction } from "../../control/db/sql.ts"
 import { ApiServerLayer } from "../../control/http/server.ts"
 import { LiveHubLayer } from "../../control/live/LiveHub.ts"
@@ -27,7 +27,7 @@ export const startInProcessControl = async (backend: Backend, env: Record<string
   const dir = await tempDir("ricochet-inprocess-")
   const db = backend === "postgres" ? await createTestDatabase() : undefined
   const port = await freePort()
-  const config = loadConfig({
+  const environment = {
     RICOCHET_LISTEN_HOST: "127.0.0.1",
     RICOCHET_API_PORT: String(port),
     RICOCHET_DATA_DIR: dir,
@@ -35,11 +35,15 @@ export const startInProcessControl = async (backend: Backend, env: Record<string
     RICOCHET_SLOW_REQUEST_MS: "60000",
     ...(db === undefined ? {} : { DATABASE_URL: db.url }),
     ...env
-  })
+  }
+  // Validated as a process's start validates them; the services then read their settings from
+  // these variables (SettingsFrom), not from this test process's environment.
+  const config = loadConfig(environment)
   const clock = TestClock.layer({ warningDelay: "1 hour" })
   const layer = ApiServerLayer(config.listenHost, config.apiPort).pipe(
     Layer.provideMerge(LiveHubLayer),
-    Layer.provideMerge(CoreLayer(config)),
+    Layer.provideMerge(CoreLayer),
+    Layer.provideMerge(SettingsFrom(environment)),
     Layer.provideMerge(clock)
   )
   const runtime = ManagedRuntime.make(layer)

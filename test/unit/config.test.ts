@@ -1,7 +1,11 @@
 import { availableParallelism } from "node:os"
 import * as path from "node:path"
+import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
+import { QrSettings, QrSettingsLayer } from "../../control/links/qr/QrSettings.ts"
 import { ConfigError, loadConfig } from "../../shared/config.ts"
+import { environmentLayer } from "../../shared/settings/environment.ts"
+import { startupFailureOf } from "../../shared/startup/startupFailure.ts"
 
 const configError = (env: Record<string, string | undefined>): ConfigError => {
   try {
@@ -168,5 +172,41 @@ describe("loadConfig refuses a bad value with one line naming the variable", () 
   it("names the bad variable even when others are fine", () => {
     const error = configError({ RICOCHET_API_PORT: "3000", RICOCHET_ENGINE_PORT: "abc", DATABASE_URL: "postgres://db/x" })
     expect(error.variable).toBe("RICOCHET_ENGINE_PORT")
+  })
+})
+
+describe("settings services", () => {
+  const qrSettingsFrom = (env: Record<string, string>) =>
+    Effect.runSyncExit(Effect.provide(QrSettings, QrSettingsLayer.pipe(Layer.provide(environmentLayer(env)))))
+
+  it("read the ConfigProvider they are given, not the process's environment", () => {
+    const exit = qrSettingsFrom({ RICOCHET_QR_QUEUE: "1", RICOCHET_QR_WORKERS: "2" })
+    expect(Exit.isSuccess(exit) && exit.value).toEqual({ qrQueue: 1, qrWorkers: 2 })
+  })
+
+  it("stop the start with loadConfig's one line when a value is refused", () => {
+    const exit = qrSettingsFrom({ RICOCHET_QR_QUEUE: "0" })
+    const failure = Exit.isFailure(exit) ? startupFailureOf(exit.cause) : undefined
+    expect(failure?.message).toBe(`RICOCHET_QR_QUEUE must be a whole number of 1 or more (got "0")`)
+    expect(configError({ RICOCHET_QR_QUEUE: "0" }).message).toBe(failure?.message)
+  })
+})
+
+describe("refusals say what was expected, as before the settings were split", () => {
+  it.each<readonly [Record<string, string>, string]>([
+    [{ RICOCHET_API_PORT: "abc" }, `RICOCHET_API_PORT must be a port number from 0 to 65535 (got "abc")`],
+    [{ RICOCHET_SHORT_DOMAIN: "A..b" }, `RICOCHET_SHORT_DOMAIN must be a host name such as short.example.com (got "a..b")`],
+    [{ RICOCHET_LINK_SCHEME: "HTTPS" }, `RICOCHET_LINK_SCHEME must be http or https (got "HTTPS")`],
+    [{ DATABASE_URL: "mysql://x" }, `DATABASE_URL must use one of the schemes postgres, postgresql (got "mysql://x")`],
+    [{ RICOCHET_TRUST_PROXY: "Maybe" }, `RICOCHET_TRUST_PROXY must be true or false (got "maybe")`],
+    [{ RICOCHET_LOG_FORMAT: "XML" }, `RICOCHET_LOG_FORMAT must be json or pretty (got "xml")`],
+    [{ RICOCHET_CLICKS_TRANSPORT: "bucket" }, "RICOCHET_CLICKS_TRANSPORT is bucket, which needs NATS_URL (a NATS server with JetStream)"],
+    [{ RICOCHET_DNS_SERVERS: "1.2.3.4, 1.2.3.4:99999" }, `RICOCHET_DNS_SERVERS must be a comma-separated list of IP or IP:port entries (got "1.2.3.4:99999")`],
+    [{ RICOCHET_CNAME_TARGET: "x_y" }, `RICOCHET_CNAME_TARGET must be a host name (got "x_y")`],
+    [{ RICOCHET_ENGINE_ID: "a b" }, `RICOCHET_ENGINE_ID must be 1 to 64 letters, digits, '.', '_' or '-' (got "a b")`],
+    [{ RICOCHET_CLICKS_REPLICAS: "6" }, `RICOCHET_CLICKS_REPLICAS must be a whole number from 1 to 5 (got "6")`],
+    [{ RICOCHET_COMPACT_SETTLE_SECONDS: "-1" }, `RICOCHET_COMPACT_SETTLE_SECONDS must be a number of 0 or more (got "-1")`]
+  ])("%j", (env, message) => {
+    expect(configError(env).message).toBe(message)
   })
 })

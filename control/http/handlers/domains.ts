@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../../shared/config.ts"
+import { LinkSettings } from "../../../shared/settings/LinkSettings.ts"
 import { Api } from "../../api/Api.ts"
 import { ValidationFailed } from "../../kernel/errors.ts"
 import { CurrentPrincipal } from "../../kernel/Principal.ts"
@@ -14,7 +14,7 @@ export const DomainsHandlers = HttpApiBuilder.group(Api, "domains", (handlers) =
   Effect.gen(function*() {
     const domains = yield* DomainRepository
     const verifier = yield* DomainVerifier
-    const { shortDomain } = yield* Configuration
+    const { shortDomain } = yield* LinkSettings
     const { targets } = verifier
     return handlers
       .handle("list", () =>

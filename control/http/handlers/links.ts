@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../../shared/config.ts"
+import { LinkSettings } from "../../../shared/settings/LinkSettings.ts"
 import { Api } from "../../api/Api.ts"
 import { ValidationFailed } from "../../kernel/errors.ts"
 import { CurrentPrincipal } from "../../kernel/Principal.ts"
@@ -23,7 +23,7 @@ export const LinksHandlers = HttpApiBuilder.group(Api, "links", (handlers) =>
   Effect.gen(function*() {
     const links = yield* LinkRepository
     const imports = yield* ImportJobRepository
-    const linkBase = yield* Configuration
+    const linkBase = yield* LinkSettings
     const qr = yield* QrRenderer
     const withPlan = <A extends Parameters<typeof checkLinkPlan>[1]>(input: A) =>
       Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => {

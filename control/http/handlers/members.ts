@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../../shared/config.ts"
+import { ProxySettings } from "../../../shared/settings/ProxySettings.ts"
 import { clientAddress } from "../AdmissionLayer.ts"
 import { Api } from "../../api/Api.ts"
 import { CurrentPrincipal } from "../../kernel/Principal.ts"
@@ -26,9 +26,9 @@ export const MembersHandlers = HttpApiBuilder.group(Api, "members", (handlers) =
 export const InvitationsHandlers = HttpApiBuilder.group(Api, "invitationAccept", (handlers) =>
   Effect.gen(function*() {
     const members = yield* MemberService
-    const config = yield* Configuration
+    const { trustProxy } = yield* ProxySettings
     return handlers
       .handle("preview", ({ payload }) => members.preview(payload.token))
       .handle("accept", ({ payload }) =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => members.accept(payload.token, payload.password, clientAddress(request, config.trustProxy))))
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => members.accept(payload.token, payload.password, clientAddress(request, trustProxy))))
   }))

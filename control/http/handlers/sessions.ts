@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { Configuration } from "../../../shared/config.ts"
+import { ProxySettings } from "../../../shared/settings/ProxySettings.ts"
 import { Database } from "../../../shared/db/Database.ts"
 import { Api } from "../../api/Api.ts"
 import { clientAddress } from "../AdmissionLayer.ts"
@@ -12,13 +12,13 @@ import { SessionService } from "../../sessions/SessionService.ts"
 export const SignInHandlers = HttpApiBuilder.group(Api, "signIn", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* SessionService
-    const config = yield* Configuration
+    const { trustProxy } = yield* ProxySettings
     const database = yield* Database
     return handlers.handle("signIn", ({ payload }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        return yield* sessions.signIn(payload, clientAddress(request, config.trustProxy))
-      }).pipe(Effect.provideService(Configuration, config), Effect.provideService(Database, database)))
+        return yield* sessions.signIn(payload, clientAddress(request, trustProxy))
+      }).pipe(Effect.provideService(Database, database)))
   }))
 
 export const SessionsHandlers = HttpApiBuilder.group(Api, "sessions", (handlers) =>

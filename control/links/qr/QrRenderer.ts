@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { Configuration } from "../../../shared/config.ts"
+import { QrSettings } from "./QrSettings.ts"
 import type { QrRenderOptions, RenderedQr } from "../../../shared/qr/qrWorkerMessages.ts"
 import { QrRendererBusy } from "./errors.ts"
 import { makeQrCache, qrCacheKey } from "./qrCache.ts"
@@ -27,14 +27,14 @@ export class QrRenderer extends Context.Service<QrRenderer, QrRendererShape>()("
  * must be rendering before one of them finds it full.
  */
 export const QrRendererLayer = Layer.effect(QrRenderer)(Effect.gen(function*() {
-  const config = yield* Configuration
+  const { qrWorkers, qrQueue } = yield* QrSettings
   const cache = makeQrCache()
   const pool = yield* Effect.acquireRelease(
     Effect.sync(() =>
       QrRenderPool.start({
-        threads: config.qrWorkers,
-        maxWaiting: config.qrQueue,
-        maxPerWorkspace: Math.max(1, Math.floor(config.qrQueue / 4)),
+        threads: qrWorkers,
+        maxWaiting: qrQueue,
+        maxPerWorkspace: Math.max(1, Math.floor(qrQueue / 4)),
         onRendered: (key, image) => void cache.set(key, image)
       })
     ),
