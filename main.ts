@@ -6,7 +6,7 @@ import { runProcess } from "./control/runProcess.ts"
 import { EngineConfigurationLayer } from "./engine/EngineConfiguration.ts"
 import { EngineLayer } from "./engine/EngineLayer.ts"
 import { EngineServesProcessMetrics } from "./engine/ops/engineMetrics.ts"
-import { ConfigError, loadConfig, type RicochetConfig } from "./shared/config.ts"
+import { ConfigError, loadConfig, type RicochetConfig } from "./config.ts"
 import { portProblem } from "./shared/startup/ports.ts"
 
 /**

@@ -12,7 +12,7 @@ import { makeOutageLog } from "../shared/db/outageLog.ts"
 import { DataDirectoryInUse, openEmbedded } from "../control/db/embedded.ts"
 import { migrate, pendingMigrations } from "../control/db/migrate.ts"
 import { type Plan, PLANS } from "../control/kernel/plans.ts"
-import { ConfigError, loadConfig, type RicochetConfig } from "../shared/config.ts"
+import { ConfigError, loadConfig, type RicochetConfig } from "../config.ts"
 import { portProblem } from "../shared/startup/ports.ts"
 
 const fail = (message: string, code = 1): never => {

@@ -13,7 +13,7 @@ import { type QrSettings, QrSettingsLayer, qrSettings } from "./links/qr/QrSetti
 import { type SessionSettings, SessionSettingsLayer, sessionSettings } from "./sessions/SessionSettings.ts"
 import { type WebhookSettings, WebhookSettingsLayer, webhookSettings } from "./webhooks/WebhookSettings.ts"
 
-/** What only control reads, as one object: for start-up's validation of every variable (shared/config.ts). */
+/** What only control reads, as one object: for start-up's validation of every variable (config.ts). */
 export type ControlOnlySettings =
   & SessionSettings["Service"]
   & DomainSettings["Service"]

@@ -6,7 +6,7 @@ import { directory, headerName, identifier, positiveInteger, positiveNumber, tex
 
 /**
  * What only the engine reads. No service: the engine takes the whole configuration as data
- * (shared/config.ts's Configuration), as its worker threads are given plain values.
+ * (config.ts's Configuration), as its worker threads are given plain values.
  */
 export interface EngineSettings {
   /** Trusted header carrying the visitor's country (e.g. cf-ipcountry). */

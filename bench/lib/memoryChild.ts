@@ -1,6 +1,6 @@
 import { LinkCache } from "../../engine/cache/linkCache.ts"
 import type { LinkSource } from "../../engine/cache/linkSource.ts"
-import { loadConfig } from "../../shared/config.ts"
+import { loadConfig } from "../../config.ts"
 import type { LinkRecord } from "../../shared/links/linkRecord.ts"
 import { linkRecord } from "../../test/support/linkRecord.ts"
 

@@ -7,7 +7,7 @@ import { LiveHubLayer } from "../../control/live/LiveHub.ts"
 import { createUserOn } from "../../control/people/users.ts"
 import type { Plan } from "../../control/kernel/plans.ts"
 import { createKey, createWorkspace, ensureFirstWorkspace } from "../../control/workspaces/provisioning.ts"
-import { loadConfig } from "../../shared/config.ts"
+import { loadConfig } from "../../config.ts"
 import { Database } from "../../shared/db/Database.ts"
 import { createTestDatabase, freePort, removeDir, tempDir } from "./processes.ts"
 

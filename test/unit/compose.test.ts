@@ -6,7 +6,7 @@ import { probesFor, roleOf as healthcheckRoleOf } from "../../cli/healthcheck.mj
 import { STOP_DEADLINE_MS } from "../../engine/http/stopping.ts"
 import { natsServer } from "../../shared/bus/natsServer.ts"
 import { PROCESSES } from "../../scripts/build.ts"
-import { ConfigError, loadConfig, type RicochetConfig, ricochetConfig } from "../../shared/config.ts"
+import { ConfigError, loadConfig, type RicochetConfig, ricochetConfig } from "../../config.ts"
 import {
   type ComposeService,
   commandOf,
@@ -28,7 +28,7 @@ import {
 
 /**
  * The Dockerfile and compose.yaml against the configuration reference (the tables of
- * docs/configuration.md) and against what the code reads (shared/config.ts): no image can be
+ * docs/configuration.md) and against what the code reads (config.ts): no image can be
  * built or pulled where the tests run, so this is what can be checked of them. Also keeps the
  * tables themselves true to loadConfig.
  */

@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { QrSettings, QrSettingsLayer } from "../../control/links/qr/QrSettings.ts"
-import { ConfigError, loadConfig } from "../../shared/config.ts"
+import { ConfigError, loadConfig } from "../../config.ts"
 import { environmentLayer } from "../../shared/settings/environment.ts"
 import { startupFailureOf } from "../../shared/startup/startupFailure.ts"
 

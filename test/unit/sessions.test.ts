@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { lastUseRecorder } from "../../control/auth/lastUsed.ts"
 import { clearedSessionCookie, secureCookies, sessionCookie } from "../../control/sessions/cookie.ts"
 import { originAllowed, signInOriginAllowed } from "../../control/sessions/csrf.ts"
-import { ConfigError, loadConfig } from "../../shared/config.ts"
+import { ConfigError, loadConfig } from "../../config.ts"
 
 describe("the CSRF Origin check of cookie sessions", () => {
   const PUBLIC = "https://links.example.com"

@@ -1,9 +1,9 @@
 import { Cause, Config, Effect, Exit } from "effect"
-import { type ControlOnlySettings, controlOnlySettings } from "../control/settings.ts"
-import { type EngineConfig, engineConfig } from "../engine/EngineConfiguration.ts"
-import { type Environment, environmentProvider } from "./settings/environment.ts"
-import { logSettings } from "./settings/LogSettings.ts"
-import { refusedVariable } from "./settings/refusal.ts"
+import { type ControlOnlySettings, controlOnlySettings } from "./control/settings.ts"
+import { type EngineConfig, engineConfig } from "./engine/EngineConfiguration.ts"
+import { type Environment, environmentProvider } from "./shared/settings/environment.ts"
+import { logSettings } from "./shared/settings/LogSettings.ts"
+import { refusedVariable } from "./shared/settings/refusal.ts"
 
 /**
  * Everything Ricochet reads from the environment. Each variable is declared once, as an effect
@@ -11,7 +11,8 @@ import { refusedVariable } from "./settings/refusal.ts"
  * the processes' roots read, engine/EngineSettings.ts, control's *Settings.ts beside their
  * services); this is the one place that knows them all, as start-up validates every variable
  * before anything starts. A bad value is reported as one line naming the variable, so an
- * operator can fix it without reading a stack trace.
+ * operator can fix it without reading a stack trace. It sits at the root, beside main.ts and
+ * cli/, the processes that read it: it knows both halves, which shared/ must not.
  */
 export type RicochetConfig = EngineConfig & ControlOnlySettings & Config.Success<typeof logSettings>
 
