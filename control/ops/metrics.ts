@@ -74,26 +74,25 @@ const databaseCalls = Metric.histogram("ricochet_control_db_query_duration_secon
   description: "Database calls of the API and background jobs (a query, or a whole transaction) by outcome: ok, unavailable, error",
   boundaries: SECONDS
 })
-const databaseInFlight = Metric.gauge("ricochet_control_db_calls_in_flight", {
+export const databaseInFlight = Metric.gauge("ricochet_control_db_calls_in_flight", {
   description: "Database calls waiting for an answer now: how much of the pool is in use"
 })
-let inFlight = 0
-
-/** Around one database call: in flight while it runs, then its time by outcome. */
+/**
+ * Around one database call: in flight while it runs (the gauge moved by one each way, so it
+ * lives in the metric registry, not in this module), then its time by outcome.
+ */
 export const observeDatabaseCall = <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.suspend(() => {
     const started = performance.now()
-    inFlight++
-    return Effect.andThen(Metric.update(databaseInFlight, inFlight), call).pipe(
+    return Effect.andThen(Metric.modify(databaseInFlight, 1), call).pipe(
       Effect.onExit((exit) => {
-        inFlight--
         const outcome = Exit.isSuccess(exit)
           ? "ok"
           : exit.cause.reasons.some((reason) => reason._tag === "Fail" && Predicate.isTagged(reason.error, "DatabaseUnavailable"))
           ? "unavailable"
           : "error"
         return Effect.all([
-          Metric.update(databaseInFlight, inFlight),
+          Metric.modify(databaseInFlight, -1),
           Metric.update(Metric.withAttributes(databaseCalls, { outcome }), (performance.now() - started) / 1000)
         ], { discard: true })
       })
