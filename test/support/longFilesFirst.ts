@@ -22,9 +22,33 @@ const rank = (spec: TestSpecification): number => {
   return index === -1 ? LONG_FILES.length : index
 }
 
-/** Vitest's own order, with the long files moved to the front. */
+/** The files in a random order from `seed` (Fisher-Yates over mulberry32). */
+const shuffled = <A>(items: ReadonlyArray<A>, seed: number): Array<A> => {
+  let state = seed >>> 0
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = Math.imul(state ^ (state >>> 15), state | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+  const result = [...items]
+  for (let i = result.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[result[i], result[j]] = [result[j], result[i]]
+  }
+  return result
+}
+
+/**
+ * Vitest's own order, with the long files moved to the front. Vitest sorts by project first, so
+ * the files of a project whose files share a process (test/unit) follow each other and reuse it.
+ * `--sequence.shuffle` shuffles the files too, as it does without a sequencer of our own: the way
+ * to find a test that passes only after (or before) another file.
+ */
 export default class LongFilesFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>): Promise<Array<TestSpecification>> {
+    const { shuffle, seed } = this.ctx.config.sequence
+    if (shuffle) return shuffled(files, seed)
     const sorted = await super.sort(files)
     return sorted.map((spec, order) => ({ spec, order, rank: rank(spec) }))
       .sort((a, b) => a.rank - b.rank || a.order - b.order)
