@@ -22,7 +22,7 @@ const OWN_PROCESS_SIGNS: ReadonlyArray<[string, RegExp]> = [
   ["starts a thread", /from "node:worker_threads"|\b(QrRenderPool|ClickChannel|HttpWorkers)\b/],
   ["starts a process", /from "node:child_process"|\b(runTs|runCli|runCliPiped|startControl|startEngineProcess|startEngineStack|startNats|startNatsCluster|startBackend)\b/],
   ["opens a database", /from "(postgres|@electric-sql\/pglite)"|\b(createTestDatabase|ADMIN_DATABASE_URL|startInProcessControl)\b/],
-  ["starts vitest", /from "vitest\/node"/]
+  ["starts vitest", /\b(createVitest|startVitest)\b/]
 ]
 
 describe("the vitest projects (vitest.config.ts)", () => {
