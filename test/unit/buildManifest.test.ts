@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { buildProblem, changedInput, decodeManifest } from "../../shared/build/buildManifest.ts"
 
 const BUILT_AT = 1_000_000
@@ -37,34 +37,39 @@ describe("decodeManifest", () => {
 })
 
 describe("buildProblem: one line saying why a build must not run", () => {
-  let root: string
-  const dist = () => path.join(root, "dist")
-  beforeAll(async () => {
-    root = await mkdtemp(path.join(tmpdir(), "ricochet-build-"))
+  const roots: Array<string> = []
+  /** A project of its own for each test (main.ts and an empty dist/), so they pass in any order. */
+  const project = async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "ricochet-build-"))
+    roots.push(root)
     await mkdir(path.join(root, "dist"))
     await writeFile(path.join(root, "main.ts"), "")
-  })
+    return { root, dist: path.join(root, "dist") }
+  }
   afterAll(async () => {
-    await rm(root, { recursive: true, force: true })
+    await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })))
   })
 
   it("names a missing manifest", async () => {
-    expect(buildProblem(dist())).toBe("dist/ holds no complete build (no build.json): run `npm run build`")
+    const { dist } = await project()
+    expect(buildProblem(dist)).toBe("dist/ holds no complete build (no build.json): run `npm run build`")
   })
 
   it("names a manifest it cannot read", async () => {
-    await writeFile(path.join(dist(), "build.json"), "{}")
-    expect(buildProblem(dist())).toBe("dist/build.json is not a build manifest: run `npm run build`")
+    const { dist } = await project()
+    await writeFile(path.join(dist, "build.json"), "{}")
+    expect(buildProblem(dist)).toBe("dist/build.json is not a build manifest: run `npm run build`")
   })
 
   it("names the source changed since, and accepts the build once it is newer", async () => {
+    const { root, dist } = await project()
     const startedAt = Date.now()
-    await writeFile(path.join(dist(), "build.json"), JSON.stringify({ startedAt, inputs: ["main.ts"] }))
+    await writeFile(path.join(dist, "build.json"), JSON.stringify({ startedAt, inputs: ["main.ts"] }))
     const later = new Date(startedAt + 60_000)
     await utimes(path.join(root, "main.ts"), later, later)
-    expect(buildProblem(dist())).toBe("the build in dist/ is older than main.ts: run `npm run build` (or `npm run dev` to run the sources as they are)")
+    expect(buildProblem(dist)).toBe("the build in dist/ is older than main.ts: run `npm run build` (or `npm run dev` to run the sources as they are)")
     const earlier = new Date(startedAt - 60_000)
     await utimes(path.join(root, "main.ts"), earlier, earlier)
-    expect(buildProblem(dist())).toBeUndefined()
+    expect(buildProblem(dist)).toBeUndefined()
   })
 })

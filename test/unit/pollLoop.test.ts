@@ -41,29 +41,45 @@ describe("makeJobHealth: a run of failures is logged once when it begins and onc
   })
 })
 
+/**
+ * Waits until `done()` holds, looking every 5 ms, for at most about 10 s: far less than the loops'
+ * 60 s rests, so a round that came only after a rest never comes in time, and a slow machine only
+ * makes the wait longer.
+ */
+const until = (done: () => boolean) =>
+  Effect.gen(function*() {
+    for (let looks = 0; !done() && looks < 2_000; looks++) yield* Effect.sleep(5)
+  })
+
 describe("pollLoop", () => {
   it("runs again at once after work, rests after an idle round, is woken early, and backs off after failures", async () => {
     const outcomes: Array<RoundOutcome | "fail"> = ["again", "again", "idle", "fail", "fail", "idle"]
     const times: Array<number> = []
+    let roundsBeforeWake = 0
+    let wokenAt = 0
     const { lines } = await withLog(Effect.scoped(Effect.gen(function*() {
-      const start = Date.now()
       let rounds = 0
       const round = Effect.suspend(() => {
-        times.push(Date.now() - start)
+        times.push(Date.now())
         const outcome = outcomes[rounds++] ?? "idle"
         return outcome === "fail" ? Effect.fail(new Error("database down")) : Effect.succeed(outcome)
       })
       const loop = yield* pollLoop("test job", round, { idleMs: 60_000, maxBackoffMs: 150 })
-      // The third round is idle: a wake ends its rest long before the 60 s.
+      // Rounds 1-3 without a rest between them; the third is idle, and only a wake ends its 60 s.
+      yield* until(() => times.length === 3)
       yield* Effect.sleep(50)
+      roundsBeforeWake = times.length
+      wokenAt = Date.now()
       loop.wake()
-      yield* Effect.sleep(600)
-      return rounds
+      yield* until(() => times.length === outcomes.length)
+      // The last round is idle: no seventh one.
+      yield* Effect.sleep(50)
     })))
+    expect(roundsBeforeWake).toBe(3)
     expect(times.length).toBe(outcomes.length)
-    // Rounds 1-3 at once; round 4 after the wake; two failures back off (200 ms capped to 150).
-    expect(times[2]!).toBeLessThan(40)
-    expect(times[3]!).toBeGreaterThanOrEqual(45)
+    expect(times[3]!).toBeGreaterThanOrEqual(wokenAt)
+    // Each failure backs off (100 ms doubled, capped to 150) before the next round.
+    expect(times[4]! - times[3]!).toBeGreaterThanOrEqual(140)
     expect(times[5]! - times[4]!).toBeGreaterThanOrEqual(140)
     expect(lines.map((l) => l.level)).toEqual(["Warn", "Info"])
   })
@@ -80,7 +96,9 @@ describe("pollLoop", () => {
       }))
       const loop = yield* pollLoop("latched", round, { idleMs: 60_000 })
       wakeNow = loop.wake
-      yield* Effect.sleep(150)
+      yield* until(() => rounds === 2)
+      // The second round was not woken: it rests.
+      yield* Effect.sleep(100)
     })))
     expect(rounds).toBe(2)
   })
