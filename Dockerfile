@@ -47,7 +47,7 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && node patches/apply.mjs
-COPY tsconfig.json main.ts ./
+COPY tsconfig.json main.ts config.ts ./
 COPY scripts ./scripts
 COPY cli ./cli
 COPY dashboard ./dashboard

@@ -491,6 +491,24 @@ describe("Dockerfile", () => {
     expect(runs.indexOf("scripts/build.ts")).toBeGreaterThan(runs.indexOf("node patches/apply.mjs"))
   })
 
+  it("copies into the build stage every file or folder the bundled programs import (a root file such as config.ts too)", () => {
+    const builder = stages.find((stage) => stage.instructions.some((i) => i.keyword === "RUN" && i.args.includes("scripts/build.ts")))!
+    const copied = copySourcesOf(builder)
+    // The programs' sources, followed through their relative imports.
+    const seen = new Set<string>()
+    const follow = (file: string) => {
+      if (seen.has(file) || !existsSync(file) || !/\.(ts|mts|mjs)$/.test(file)) return
+      seen.add(file)
+      for (const match of readFileSync(file, "utf8").matchAll(/^\s*(?:import|export)\s+(?:[^"'`;]*?\sfrom\s+)?["'](\.{1,2}\/[^"']+)["']/gm)) {
+        follow(path.resolve(path.dirname(file), match[1]))
+      }
+    }
+    for (const { source } of PROCESSES) follow(path.join(root, source))
+    const tops = new Set([...seen].map((file) => path.relative(root, file).split(path.sep)[0]))
+    expect(tops).toContain("config.ts")
+    expect([...tops].filter((top) => !copied.includes(top)), JSON.stringify(copied)).toEqual([])
+  })
+
   it("copies sources that exist and that .dockerignore lets through, and keeps the rest out", () => {
     const patterns = dockerignorePatterns(read(".dockerignore"))
     const sources = stages.flatMap((stage) => stage.instructions.filter((i) => i.keyword === "COPY").flatMap((i) => copySources(i.args)))
